@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+
+extension Promise {
+    /// The fulfilled value, awaited without blocking a thread.
+    ///
+    /// ```swift
+    /// let feed = try await client.request(Feed.latest).value
+    /// ```
+    ///
+    /// The awaiting task resumes straight from the thread that settled the promise (no queue
+    /// hop, never the main queue). Cancelling the awaiting `Task` cancels the promise, which
+    /// then throws ``PromiseError/cancelled``.
+    public var value: Value {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                    _observe(.callback { continuation.resume(with: $0) })
+                }
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+
+    /// Starts `operation` in a new `Task` and settles with its outcome; cancelling the promise
+    /// cancels the task.
+    ///
+    /// ```swift
+    /// let promise = Promise { try await store.loadProfile() }
+    /// ```
+    /// - Parameters:
+    ///   - priority: The task's priority. Default: `nil`, inherited.
+    ///   - operation: The async work.
+    public convenience init(priority: TaskPriority? = nil, operation: @escaping @Sendable () async throws -> Value) {
+        self.init(upstream: nil)
+        let task = Task(priority: priority) { [self] in
+            do {
+                _resolve(.success(try await operation()))
+            } catch {
+                _resolve(.failure(error))
+            }
+        }
+        _addCancelHook { task.cancel() }
+    }
+
+    /// Blocks the calling thread until the promise settles, then returns its value or throws.
+    ///
+    /// For tests and command-line scripts only: never call it on a queue the promise
+    /// needs to settle (that deadlocks), and it is unavailable from async code, where
+    /// `try await promise.value` is the way.
+    @available(*, noasync, message: "Use `try await promise.value` in async code")
+    public func wait() throws -> Value {
+        let semaphore = DispatchSemaphore(value: 0)
+        _observe(.callback { _ in semaphore.signal() })
+        semaphore.wait()
+        guard let result else { throw PromiseError.resolverReleased }
+        return try result.get()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+extension Promise: PromiseUpstream {
+    /// Cancels the promise: if it is pending it rejects with ``PromiseError/cancelled``,
+    /// its producer's ``Resolver/onCancel(_:)`` hooks run, and the cancellation travels
+    /// upstream through `then`, `map`, `done`, `recover`, `ensure`, `timeout`, … to the
+    /// promise the chain started from, so the underlying work (a network request, a timer)
+    /// stops. Cancelling a settled promise does nothing.
+    ///
+    /// A promise shared by several chains is cancelled for all of them.
+    ///
+    /// ```swift
+    /// let request = client.request(Feed.latest).done { show($0) }
+    /// request.cancel()   // the HTTP request is cancelled too
+    /// ```
+    public func cancel() {
+        Promise._cancelChain(from: self, with: .cancelled)
+    }
+
+    /// Aborts `start`, then each promise upstream of it, in a loop (no recursion).
+    @usableFromInline
+    static func _cancelChain(from start: any PromiseUpstream, with error: PromiseError) {
+        var next: (any PromiseUpstream)? = start
+        var reason = error
+        while let node = next {
+            next = node._abort(with: reason)
+            reason = .cancelled
+        }
+    }
+
+    @usableFromInline
+    func _abort(with error: PromiseError) -> (any PromiseUpstream)? {
+        let taken = state.withLock { state -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
+            guard state.result == nil else { return nil }
+            let hooks = state.cancelHooks
+            let upstream = state.upstream
+            guard let observers = state.settle(.failure(error)) else { return nil }
+            return (observers, hooks, upstream)
+        }
+        guard let (observers, hooks, upstream) = taken else { return nil }
+        for hook in hooks { hook() }
+        Promise._deliver(observers, .failure(error))
+        return upstream
+    }
+
+    /// Adds a producer hook; see ``Resolver/onCancel(_:)``.
+    @usableFromInline
+    func _addCancelHook(_ hook: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            guard let result = state.result else {
+                state.cancelHooks.append(hook)
+                return false
+            }
+            if case .failure(let error) = result { return Promises.isCancellation(error) }
+            return false
+        }
+        if runNow { hook() }
+    }
+}

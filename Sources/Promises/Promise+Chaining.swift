@@ -1,0 +1,184 @@
+import Dispatch
+
+extension Promise {
+    /// Runs `body` with the value and settles `child` with what it returns; rejections pass
+    /// through. Both paths hop to `queue`, so no settle ever recurses into another.
+    @inlinable
+    func _chain<U>(
+        to child: Promise<U>, on queue: DispatchQueue,
+        _ body: @escaping @Sendable (Value) throws -> Result<U, any Error>
+    ) {
+        _observe(.callback { result in
+            queue.async {
+                guard child.isPending else { return }  // cancelled meanwhile: skip the handler
+                switch result {
+                case .success(let value):
+                    do { child._resolve(try body(value)) } catch { child._resolve(.failure(error)) }
+                case .failure(let error):
+                    child._resolve(.failure(error))
+                }
+            }
+        })
+    }
+
+    /// Chains an asynchronous step: when this promise fulfils, `body` runs on `queue` and the
+    /// promise it returns decides the result.
+    ///
+    /// ```swift
+    /// client.request(Auth.login(user)).then { session in
+    ///     client.request(Profile.me(session.id))
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Returns the next promise; a throw rejects the returned promise.
+    /// - Returns: A promise settled like the one `body` returns, or rejected with this
+    ///   promise's error (then `body` does not run).
+    @inlinable
+    public func then<U>(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (Value) throws -> Promise<U>
+    ) -> Promise<U> {
+        let child = Promise<U>(upstream: self)
+        _observe(.callback { result in
+            queue.async {
+                guard child.isPending else { return }
+                switch result {
+                case .success(let value):
+                    do { child._adopt(try body(value)) } catch { child._resolve(.failure(error)) }
+                case .failure(let error):
+                    child._resolve(.failure(error))
+                }
+            }
+        })
+        return child
+    }
+
+    /// Transforms the value: when this promise fulfils, `body` runs on `queue`.
+    ///
+    /// ```swift
+    /// let count: Promise<Int> = client.request(Feed.latest).map { $0["items"].array?.count ?? 0 }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Returns the new value; a throw rejects the returned promise.
+    @inlinable
+    public func map<U>(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (Value) throws -> U
+    ) -> Promise<U> {
+        let child = Promise<U>(upstream: self)
+        _chain(to: child, on: queue) { .success(try body($0)) }
+        return child
+    }
+
+    /// Consumes the value at the end of a chain; follow it with `catch`.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Uses the value; a throw rejects the returned promise.
+    /// - Returns: A `Promise<Void>` fulfilled once `body` returned.
+    @inlinable
+    public func done(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Void> {
+        let child = Promise<Void>(upstream: self)
+        _chain(to: child, on: queue) { .success(try body($0)) }
+        return child
+    }
+
+    /// Runs a side effect with the value and passes the value on unchanged.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: The side effect; a throw rejects the returned promise.
+    @inlinable
+    public func get(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Value> {
+        let child = Promise<Value>(upstream: self)
+        _chain(to: child, on: queue) { value in
+            try body(value)
+            return .success(value)
+        }
+        return child
+    }
+
+    /// Looks at the result, whatever it is, and passes it on unchanged (for logging).
+    ///
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Sees the result.
+    @inlinable
+    public func tap(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Promise<Value> {
+        let child = Promise<Value>(upstream: self)
+        _observe(.callback { result in
+            queue.async {
+                guard child.isPending else { return }
+                body(result)
+                child._resolve(result)
+            }
+        })
+        return child
+    }
+
+    /// Turns a rejection into a new attempt: when this promise rejects, `body` runs on `queue`
+    /// and the promise it returns decides the result. A fulfilment passes through.
+    ///
+    /// ```swift
+    /// client.request(Feed.latest).recover { error in
+    ///     guard case NetworkError.transport = error else { throw error }
+    ///     return cache.load()
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Returns a replacement promise, or rethrows to keep the promise rejected.
+    @inlinable
+    public func recover(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
+    ) -> Promise<Value> {
+        let child = Promise<Value>(upstream: self)
+        _observe(.callback { result in
+            queue.async {
+                guard child.isPending else { return }
+                switch result {
+                case .success:
+                    child._resolve(result)
+                case .failure(let error):
+                    do { child._adopt(try body(error)) } catch { child._resolve(.failure(error)) }
+                }
+            }
+        })
+        return child
+    }
+
+    /// Runs `body` however the promise settles, then passes the result on unchanged.
+    ///
+    /// ```swift
+    /// spinner.start()
+    /// client.request(Feed.latest).ensure { spinner.stop() }.done { show($0) }.catch { show($0) }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Clean-up work.
+    @inlinable
+    public func ensure(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable () -> Void
+    ) -> Promise<Value> {
+        tap(on: queue) { _ in body() }
+    }
+
+    /// Forgets the value: a `Promise<Void>` settled when this one is.
+    @inlinable
+    public func asVoid() -> Promise<Void> {
+        map(on: .promises) { _ in () }
+    }
+}

@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+
+/// A value that will be available later, or an error explaining why it will not.
+///
+/// A promise starts pending and settles once: fulfilled with a value or rejected with an
+/// error. Attach handlers with `then`, `map`, `done`, `catch` and friends; each returns a
+/// new promise, so work reads as a chain:
+///
+/// ```swift
+/// firstly {
+///     client.request(Users.list)
+/// }.map { users in
+///     users[0]["id"].int ?? 0
+/// }.then { id in
+///     client.request(Users.detail(id: id))
+/// }.done { user in
+///     print(user["name"].string ?? "?")
+/// }.catch { error in
+///     print("failed:", error)
+/// }
+/// ```
+///
+/// Guarantees:
+/// - Handlers never run inside the call that attached them, even when the promise is
+///   already settled; they run on the `on:` queue, by default ``Dispatch/DispatchQueue/promises``
+///   (never the main queue).
+/// - Any handler may throw; the throw rejects the promise that handler returned.
+/// - A promise is thread-safe: settle, attach and cancel from any thread.
+/// - ``cancel()`` rejects a pending promise with ``PromiseError/cancelled`` and travels
+///   upstream to the work that produced it.
+///
+/// `Promise` is `@unchecked Sendable` because its only stored property is a lock-box;
+/// every read and write of its state goes through that lock.
+public final class Promise<Value: Sendable>: @unchecked Sendable {
+    @usableFromInline let state: Locked<PromiseState<Value>>
+
+    @inlinable
+    init(upstream: (any PromiseUpstream)?) {
+        state = Locked(PromiseState(upstream: upstream))
+    }
+
+    @inlinable
+    init(settled result: Result<Value, any Error>) {
+        state = Locked(PromiseState(result: result))
+    }
+
+    /// Creates a promise and hands its ``Resolver`` to `body`, which runs synchronously.
+    ///
+    /// ```swift
+    /// let data = Promise<Data> { seal in
+    ///     loadFile(completion: { result in seal.resolve(result) })
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: Starts the work and arranges for the resolver to settle the promise.
+    ///   A throw from `body` rejects the promise. If every reference to the resolver is
+    ///   released before it settles, the promise rejects with ``PromiseError/resolverReleased``.
+    public convenience init(_ body: (Resolver<Value>) throws -> Void) {
+        self.init(upstream: nil)
+        let resolver = Resolver(self)
+        do {
+            try body(resolver)
+        } catch {
+            resolver.reject(error)
+        }
+    }
+
+    /// Creates a promise that is already rejected with `error`.
+    public convenience init(error: any Error) {
+        self.init(settled: .failure(error))
+    }
+
+    /// A promise that is already fulfilled with `value`.
+    ///
+    /// ```swift
+    /// func cachedUser() -> Promise<User> { .value(user) }
+    /// ```
+    @inlinable
+    public static func value(_ value: Value) -> Promise<Value> {
+        Promise(settled: .success(value))
+    }
+
+    /// A pending promise and the resolver that settles it, for bridging callback APIs.
+    ///
+    /// ```swift
+    /// let (promise, resolver) = Promise<Int>.pending()
+    /// worker.onFinish = { resolver.fulfill($0) }
+    /// return promise
+    /// ```
+    public static func pending() -> (promise: Promise<Value>, resolver: Resolver<Value>) {
+        let promise = Promise(upstream: nil)
+        return (promise, Resolver(promise))
+    }
+
+    // MARK: State
+
+    /// The result, or `nil` while the promise is pending.
+    @inlinable
+    public var result: Result<Value, any Error>? {
+        state.withLock { $0.result }
+    }
+
+    /// `true` until the promise is fulfilled or rejected.
+    @inlinable
+    public var isPending: Bool {
+        state.withLock { $0.result == nil }
+    }
+
+    /// `true` once the promise is fulfilled.
+    public var isFulfilled: Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    /// `true` once the promise is rejected (cancellation included).
+    public var isRejected: Bool {
+        if case .failure = result { return true }
+        return false
+    }
+
+    /// `true` once the promise is rejected with a cancellation error.
+    public var isCancelled: Bool {
+        if case .failure(let error) = result { return Promises.isCancellation(error) }
+        return false
+    }
+
+    // MARK: Settling (internal)
+
+    /// Settles the promise if it is pending and notifies its observers. Returns whether it did.
+    @inlinable
+    @discardableResult
+    func _resolve(_ result: Result<Value, any Error>) -> Bool {
+        guard let observers = state.withLock({ $0.settle(result) }) else { return false }
+        Promise._deliver(observers, result)
+        return true
+    }
+
+    /// Registers an observer; when the promise is already settled the observer is
+    /// notified right away (callbacks then hop to their queue, so user code still runs later).
+    @inlinable
+    func _observe(_ observer: PromiseObserver<Value>) {
+        let settled: Result<Value, any Error>? = state.withLock { state in
+            if let result = state.result { return result }
+            state.observers.append(observer)
+            return nil
+        }
+        if let settled { Promise._deliver(.one(observer), settled) }
+    }
+
+    /// Notifies observers in a loop. A pipe settles its target and queues the target's own
+    /// observers here instead of recursing, so a 100 000-link chain uses constant stack.
+    @inlinable
+    static func _deliver(_ first: PromiseObservers<Value>, _ result: Result<Value, any Error>) {
+        var next: PromiseObservers<Value>? = first
+        var backlog: [PromiseObservers<Value>] = []
+        while let observers = next {
+            switch observers {
+            case .none: break
+            case .one(let observer): _notify(observer, result, &backlog)
+            case .many(let list): for observer in list { _notify(observer, result, &backlog) }
+            }
+            next = backlog.popLast()
+        }
+    }
+
+    @inlinable
+    static func _notify(
+        _ observer: PromiseObserver<Value>, _ result: Result<Value, any Error>,
+        _ backlog: inout [PromiseObservers<Value>]
+    ) {
+        switch observer {
+        case .callback(let body):
+            body(result)
+        case .pipe(let target):
+            if let more = target.state.withLock({ $0.settle(result) }) { backlog.append(more) }
+        }
+    }
+
+    /// Makes this pending promise follow `inner`: its result becomes this promise's result and
+    /// cancelling this promise cancels `inner`.
+    @inlinable
+    func _adopt(_ inner: Promise<Value>) {
+        guard inner !== self else {
+            _resolve(.failure(PromiseError.returnedSelf))
+            return
+        }
+        let accepted = state.withLock { state -> Bool in
+            guard state.result == nil else { return false }
+            state.upstream = inner
+            return true
+        }
+        if accepted {
+            inner._observe(.pipe(self))
+        } else if isCancelled {
+            inner.cancel()
+        }
+    }
+
+    /// Points cancellation at `upstream`; returns `false` (and leaves it alone) when this
+    /// promise already settled.
+    @usableFromInline
+    func _setUpstream(_ upstream: any PromiseUpstream) -> Bool {
+        state.withLock { state in
+            guard state.result == nil else { return false }
+            state.upstream = upstream
+            return true
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Errors produced by the Promises module itself.
+///
+/// ```swift
+/// promise.catch { error in
+///     if case PromiseError.timedOut = error { print("too slow") }
+/// }
+/// ```
+public enum PromiseError: Error, Sendable, Equatable, Hashable {
+    /// ``Promise/timeout(seconds:)`` fired before the promise settled.
+    case timedOut
+    /// The promise was cancelled with ``Promise/cancel()`` (or its awaiting `Task` was cancelled).
+    case cancelled
+    /// The ``Resolver`` of a pending promise was released without settling it,
+    /// so the promise can never settle otherwise.
+    case resolverReleased
+    /// A `then` or `recover` handler returned the very promise it was chaining from,
+    /// which could never settle.
+    case returnedSelf
+    /// ``race(_:)`` was given no promises, so nothing could win.
+    case emptyRace
+}
+
+extension PromiseError: LocalizedError, CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .timedOut: "The promise timed out before it settled."
+        case .cancelled: "The promise was cancelled."
+        case .resolverReleased: "The promise's resolver was released without settling it."
+        case .returnedSelf: "A handler returned the promise it was chained to; it could never settle."
+        case .emptyRace: "race() was called with no promises."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
+
+/// An error that can say whether it stands for a cancellation.
+///
+/// Cancellation errors are never retried by ``attempt(maximumRetryCount:delayBeforeRetry:shouldRetry:_:)``
+/// and can be skipped by `catch(policy: .allErrorsExceptCancellation)`.
+/// Conform your own error types when they have a cancellation case.
+public protocol CancellableError: Error {
+    /// `true` when this error means the work was cancelled rather than failed.
+    var isCancelled: Bool { get }
+}
+
+extension PromiseError: CancellableError {
+    /// `true` for ``PromiseError/cancelled``.
+    public var isCancelled: Bool { self == .cancelled }
+}
+
+/// `true` when `error` means "cancelled": ``PromiseError/cancelled``, Swift's `CancellationError`,
+/// `URLError.cancelled`, `CocoaError.userCancelled` or any ``CancellableError`` that says so.
+public func isCancellation(_ error: any Error) -> Bool {
+    switch error {
+    case let error as any CancellableError: return error.isCancelled
+    case is CancellationError: return true
+    case let error as URLError: return error.code == .cancelled
+    default: return false
+    }
+}

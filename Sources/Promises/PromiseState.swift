@@ -1,0 +1,71 @@
+import Dispatch
+
+/// Something that is waiting for a promise's result.
+@usableFromInline
+enum PromiseObserver<Value: Sendable>: Sendable {
+    /// Settle another promise of the same type with the result. Pipes are followed in a loop,
+    /// not by recursion, so arbitrarily long `then` chains settle without growing the stack.
+    case pipe(Promise<Value>)
+    /// Call a closure with the result, on the settling thread. Operators use it to hop
+    /// to the handler's queue; it must never run user code directly.
+    case callback(@Sendable (Result<Value, any Error>) -> Void)
+}
+
+/// The observers of a pending promise: none and one need no array allocation.
+@usableFromInline
+enum PromiseObservers<Value: Sendable>: Sendable {
+    case none
+    case one(PromiseObserver<Value>)
+    case many([PromiseObserver<Value>])
+
+    @inlinable
+    mutating func append(_ observer: PromiseObserver<Value>) {
+        switch self {
+        case .none: self = .one(observer)
+        case .one(let first): self = .many([first, observer])
+        case .many(var list):
+            self = .none
+            list.append(observer)
+            self = .many(list)
+        }
+    }
+}
+
+/// Something a cancellation can travel to: the promise a derived promise was made from.
+@usableFromInline
+protocol PromiseUpstream: AnyObject, Sendable {
+    /// Settles the receiver with `error` if it is pending, runs its cancel hooks, and returns
+    /// the next promise upstream so that the caller can continue in a loop.
+    func _abort(with error: PromiseError) -> (any PromiseUpstream)?
+}
+
+/// Everything mutable about one promise; it lives inside the promise's lock.
+@usableFromInline
+struct PromiseState<Value: Sendable>: Sendable {
+    /// `nil` while pending; set once.
+    @usableFromInline var result: Result<Value, any Error>?
+    @usableFromInline var observers: PromiseObservers<Value> = .none
+    /// The promise this one was derived from; `cancel()` travels there.
+    @usableFromInline var upstream: (any PromiseUpstream)?
+    /// Producer hooks registered with `Resolver.onCancel`.
+    @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
+
+    @inlinable init(result: Result<Value, any Error>? = nil, upstream: (any PromiseUpstream)? = nil) {
+        self.result = result
+        self.upstream = upstream
+    }
+
+    /// Records `result` if pending and hands back what must run outside the lock.
+    /// Everything that could keep other objects alive is dropped here, so a settled
+    /// promise holds nothing but its result.
+    @inlinable
+    mutating func settle(_ newResult: Result<Value, any Error>) -> PromiseObservers<Value>? {
+        guard result == nil else { return nil }
+        result = newResult
+        let taken = observers
+        observers = .none
+        upstream = nil
+        if !cancelHooks.isEmpty { cancelHooks = [] }
+        return taken
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The write side of a ``Promise``: settles it once. A second settle is ignored.
+///
+/// Keep a reference to the resolver for as long as the work runs. When the last reference
+/// goes away while the promise is still pending, the promise rejects with
+/// ``PromiseError/resolverReleased`` so that no chain waits forever.
+///
+/// `Resolver` is `@unchecked Sendable` because its only stored property is a constant
+/// reference to a promise, which is itself thread-safe.
+public final class Resolver<Value: Sendable>: @unchecked Sendable {
+    @usableFromInline let promise: Promise<Value>
+
+    @usableFromInline
+    init(_ promise: Promise<Value>) {
+        self.promise = promise
+    }
+
+    deinit {
+        promise._resolve(.failure(PromiseError.resolverReleased))
+    }
+
+    /// Fulfils the promise with `value`, unless it has already settled.
+    @inlinable
+    public func fulfill(_ value: Value) {
+        promise._resolve(.success(value))
+    }
+
+    /// Rejects the promise with `error`, unless it has already settled.
+    @inlinable
+    public func reject(_ error: any Error) {
+        promise._resolve(.failure(error))
+    }
+
+    /// Settles the promise with `result`, unless it has already settled.
+    @inlinable
+    public func resolve(_ result: Result<Value, any Error>) {
+        promise._resolve(result)
+    }
+
+    /// Settles the promise from a completion handler's `(value, error)` pair: an error
+    /// rejects, otherwise a value fulfils; neither rejects with ``PromiseError/resolverReleased``.
+    public func resolve(_ value: Value?, _ error: (any Error)?) {
+        if let error {
+            reject(error)
+        } else if let value {
+            fulfill(value)
+        } else {
+            reject(PromiseError.resolverReleased)
+        }
+    }
+
+    /// `true` while the promise has not settled; producers may poll it to stop early.
+    public var isPending: Bool { promise.isPending }
+
+    /// Registers the producer's cancellation hook: `body` runs once, on the thread that calls
+    /// ``Promise/cancel()``, if the promise is cancelled while pending. If it was already
+    /// cancelled, `body` runs at once; if it settled otherwise, `body` never runs.
+    ///
+    /// ```swift
+    /// Promise<Data> { seal in
+    ///     let task = session.dataTask(with: url) { data, _, error in seal.resolve(data, error) }
+    ///     seal.onCancel { task.cancel() }
+    ///     task.resume()
+    /// }
+    /// ```
+    public func onCancel(_ body: @escaping @Sendable () -> Void) {
+        promise._addCancelHook(body)
+    }
+}
+
+extension Resolver where Value == Void {
+    /// Fulfils a `Promise<Void>`.
+    @inlinable
+    public func fulfill() {
+        promise._resolve(.success(()))
+    }
+}

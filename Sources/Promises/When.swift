@@ -1,0 +1,129 @@
+import Foundation
+
+/// The mutable part of a `when`: results collected so far, under a lock.
+///
+/// `@unchecked Sendable`: its only stored property is a lock-box.
+final class WhenCollector<T: Sendable>: @unchecked Sendable {
+    private struct State: Sendable {
+        var values: [T?]
+        var remaining: Int
+    }
+    private let state: Locked<State>
+
+    init(count: Int) {
+        state = Locked(State(values: Array(repeating: nil, count: count), remaining: count))
+    }
+
+    /// Stores `value` at `index`; returns every value, in order, once the last one arrived.
+    func store(_ value: T, at index: Int) -> [T]? {
+        state.withLock { state -> [T]? in
+            state.values[index] = value
+            state.remaining -= 1
+            guard state.remaining == 0 else { return nil }
+            return state.values.compactMap { $0 }
+        }
+    }
+}
+
+/// Waits for every promise to fulfil and gives their values in the order given.
+///
+/// The first rejection rejects the result at once and cancels the promises still pending.
+/// Cancelling the result cancels them all. An empty array fulfils with `[]`.
+///
+/// ```swift
+/// when(fulfilled: ids.map { client.request(Users.detail(id: $0)) }).done { users in … }
+/// ```
+public func when<T>(fulfilled promises: [Promise<T>]) -> Promise<[T]> {
+    guard !promises.isEmpty else { return .value([]) }
+    let result = Promise<[T]>(upstream: nil)
+    let collector = WhenCollector<T>(count: promises.count)
+    result._addCancelHook { for promise in promises { promise.cancel() } }
+    for (index, promise) in promises.enumerated() {
+        promise._observe(.callback { outcome in
+            switch outcome {
+            case .success(let value):
+                if let values = collector.store(value, at: index) { result._resolve(.success(values)) }
+            case .failure(let error):
+                if result._resolve(.failure(error)) {
+                    for other in promises where other !== promise { other.cancel() }
+                }
+            }
+        })
+    }
+    return result
+}
+
+/// Waits for two promises to fulfil; the first rejection rejects and cancels the other.
+public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>) -> Promise<(A, B)> {
+    when(fulfilled: [a._erased(), b._erased()]).map(on: .promises) { values in
+        guard let first = values[0] as? A, let second = values[1] as? B else {
+            throw PromiseError.resolverReleased
+        }
+        return (first, second)
+    }
+}
+
+/// Waits for three promises to fulfil; the first rejection rejects and cancels the others.
+public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>) -> Promise<(A, B, C)> {
+    when(fulfilled: [a._erased(), b._erased(), c._erased()]).map(on: .promises) { values in
+        guard let first = values[0] as? A, let second = values[1] as? B, let third = values[2] as? C else {
+            throw PromiseError.resolverReleased
+        }
+        return (first, second, third)
+    }
+}
+
+/// Waits for every promise to settle and gives each result, in order. Never rejects
+/// (unless it is cancelled itself, which cancels the inputs).
+///
+/// ```swift
+/// when(resolved: uploads).done { results in
+///     let failed = results.filter { if case .failure = $0 { true } else { false } }
+/// }
+/// ```
+public func when<T>(resolved promises: [Promise<T>]) -> Promise<[Result<T, any Error>]> {
+    guard !promises.isEmpty else { return .value([]) }
+    let result = Promise<[Result<T, any Error>]>(upstream: nil)
+    let collector = WhenCollector<Result<T, any Error>>(count: promises.count)
+    result._addCancelHook { for promise in promises { promise.cancel() } }
+    for (index, promise) in promises.enumerated() {
+        promise._observe(.callback { outcome in
+            if let all = collector.store(outcome, at: index) { result._resolve(.success(all)) }
+        })
+    }
+    return result
+}
+
+/// The first of `promises` to settle decides the result; the others are then cancelled.
+/// An empty array rejects with ``PromiseError/emptyRace``.
+///
+/// ```swift
+/// race([client.request(Mirror.a), client.request(Mirror.b)]).done { fastest in … }
+/// ```
+public func race<T>(_ promises: [Promise<T>]) -> Promise<T> {
+    guard !promises.isEmpty else { return Promise(error: PromiseError.emptyRace) }
+    let result = Promise<T>(upstream: nil)
+    result._addCancelHook { for promise in promises { promise.cancel() } }
+    for promise in promises {
+        promise._observe(.callback { outcome in
+            if result._resolve(outcome) {
+                for other in promises where other !== promise { other.cancel() }
+            }
+        })
+    }
+    return result
+}
+
+/// The first of the promises to settle decides the result; the others are then cancelled.
+public func race<T>(_ first: Promise<T>, _ others: Promise<T>...) -> Promise<T> {
+    race([first] + others)
+}
+
+extension Promise {
+    /// The same outcome with the value type erased, settled inline (internal plumbing for `when`).
+    func _erased() -> Promise<any Sendable> {
+        let child = Promise<any Sendable>(upstream: self)
+        _observe(.callback { result in child._resolve(result.map { $0 as any Sendable }) })
+        return child
+    }
+}
