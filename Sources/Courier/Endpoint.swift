@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request an API offers: where it goes, how, and what comes back.
+///
+/// Only ``path`` is required; everything else has a default.
+///
+/// ```swift
+/// struct GetUser: Endpoint {
+///     typealias Response = User          // leave out to get untyped `JSON`
+///     let id: Int
+///     var path: String { "users/\(id)" }
+/// }
+///
+/// struct CreateUser: Endpoint {
+///     let user: NewUser
+///     var path: String { "users" }
+///     var method: HTTPMethod { .post }
+///     var body: RequestBody { .json(user) }
+/// }
+/// ```
+public protocol Endpoint: Sendable {
+    /// What the response body decodes to; default ``JSON``.
+    associatedtype Response: Decodable & Sendable = JSON
+
+    /// The path appended to the client's base URL, with exactly one `/` between them
+    /// (a leading `/` is optional), e.g. `"users/42"`.
+    var path: String { get }
+    /// The HTTP method; default ``HTTPMethod/get``.
+    var method: HTTPMethod { get }
+    /// Query items appended to the URL; default none.
+    var query: [URLQueryItem] { get }
+    /// Extra header fields; default none. They win over the client's `defaultHeaders`.
+    var headers: [String: String] { get }
+    /// The request body; default ``RequestBody/none``.
+    var body: RequestBody { get }
+    /// The timeout in seconds for this request; default `nil`, meaning the client's.
+    var timeout: TimeInterval? { get }
+    /// How to retry failures; default `nil`, meaning no retries.
+    var retryPolicy: RetryPolicy? { get }
+    /// Whether the client's authenticator applies its credential; default `true`.
+    var requiresAuthentication: Bool { get }
+    /// The body a stub answers with when none is configured; default empty.
+    var sampleData: Data { get }
+}
+
+extension Endpoint {
+    /// Default: ``HTTPMethod/get``.
+    public var method: HTTPMethod { .get }
+    /// Default: no query items.
+    public var query: [URLQueryItem] { [] }
+    /// Default: no extra headers.
+    public var headers: [String: String] { [:] }
+    /// Default: no body.
+    public var body: RequestBody { .none }
+    /// Default: `nil`, the client's timeout.
+    public var timeout: TimeInterval? { nil }
+    /// Default: `nil`, no retries.
+    public var retryPolicy: RetryPolicy? { nil }
+    /// Default: `true`.
+    public var requiresAuthentication: Bool { true }
+    /// Default: empty.
+    public var sampleData: Data { Data() }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A complete HTTP response: status, headers, body and the URL it came from.
+///
+/// ```swift
+/// client.response(for: UserEndpoint(id: 7)).done { response in
+///     print(response.statusCode, response.header("content-type") ?? "-")
+/// }
+/// ```
+public struct HTTPResponse: Sendable, Equatable {
+    /// The HTTP status code, e.g. `200`.
+    public var statusCode: Int
+    /// The response headers as received. Use ``header(_:)`` to look one up regardless of case.
+    public var headers: [String: String]
+    /// The response body; empty when there was none.
+    public var body: Data
+    /// The URL of the response (after redirects), when known.
+    public var url: URL?
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - statusCode: the HTTP status code.
+    ///   - headers: the header fields; default none.
+    ///   - body: the body; default empty.
+    ///   - url: the URL the response came from; default `nil`.
+    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The value of the header field `name`, compared case-insensitively
+    /// (`header("content-type")` finds `Content-Type`); `nil` when absent.
+    ///
+    /// - Parameter name: the header field name.
+    public func header(_ name: String) -> String? {
+        if let exact = headers[name] { return exact }
+        let wanted = name.lowercased()
+        return headers.first { $0.key.lowercased() == wanted }?.value
+    }
+
+    /// `true` for a 2xx status.
+    public var isSuccess: Bool { (200...299).contains(statusCode) }
+}
+
+extension HTTPResponse: CustomStringConvertible {
+    /// A one-line summary with secrets redacted, e.g.
+    /// `HTTP 404 Not Found https://api.example.com/users/9 (27 bytes)`.
+    ///
+    /// Sensitive headers such as `Set-Cookie` and sensitive query items such as `token`
+    /// never appear; the body is not printed.
+    public var description: String {
+        var text = "HTTP \(statusCode)"
+        if let reason = HTTPResponse.reasonPhrase(for: statusCode) {
+            text += " " + reason
+        }
+        if let url {
+            text += " " + Redaction.redact(url)
+        }
+        text += " (\(body.count) bytes)"
+        let shown = Redaction.redact(headers)
+        if !shown.isEmpty {
+            let fields = shown.keys.sorted().map { "\($0): \(shown[$0] ?? "")" }
+            text += " [" + fields.joined(separator: ", ") + "]"
+        }
+        return text
+    }
+}
+
+extension HTTPResponse {
+    /// The standard reason phrase for common status codes (`404` → `Not Found`); `nil` for others.
+    static func reasonPhrase(for statusCode: Int) -> String? {
+        reasonPhrases[statusCode]
+    }
+
+    private static let reasonPhrases: [Int: String] = [
+        100: "Continue", 101: "Switching Protocols",
+        200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
+        205: "Reset Content", 206: "Partial Content",
+        300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+        307: "Temporary Redirect", 308: "Permanent Redirect",
+        400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required",
+        408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed",
+        413: "Content Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+        417: "Expectation Failed", 418: "I'm a teapot", 421: "Misdirected Request", 422: "Unprocessable Content",
+        423: "Locked", 424: "Failed Dependency", 425: "Too Early", 426: "Upgrade Required",
+        428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+        451: "Unavailable For Legal Reasons",
+        500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+        504: "Gateway Timeout", 505: "HTTP Version Not Supported", 507: "Insufficient Storage",
+        508: "Loop Detected", 511: "Network Authentication Required",
+    ]
+}

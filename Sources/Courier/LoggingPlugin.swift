@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A plugin that logs one line when a request goes out and one when it ends, with secrets redacted.
+///
+/// ```
+/// → GET https://api.example.com/me?token=<redacted> [Accept: application/json, Authorization: <redacted>]
+/// ← 200 OK GET https://api.example.com/me?token=<redacted> (12 ms, 512 bytes)
+/// ← failed GET https://api.example.com/me?token=<redacted> (30001 ms): The request timed out.
+/// ```
+///
+/// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and token-like headers and query
+/// items are printed as `<redacted>`.
+///
+/// Timing: `willSend` records the start time under the request's method and URL; `didReceive` takes the
+/// oldest start recorded under the same method and URL (so concurrent identical requests are paired
+/// first-in, first-out). Starts that never see a `didReceive` are bounded: at most 64 per method and URL
+/// and 1 024 keys are kept, the oldest being dropped first.
+///
+/// ```swift
+/// var configuration = NetworkClient.Configuration(baseURL: url)
+/// configuration.plugins = [LoggingPlugin()]                        // print to stdout
+/// configuration.plugins = [LoggingPlugin { logger.debug("\($0)") }] // or your logger
+/// ```
+public struct LoggingPlugin: RequestPlugin {
+    private let log: @Sendable (String) -> Void
+    private let clock: @Sendable () -> UInt64
+    private let starts = StartTimes()
+
+    /// Creates a logging plugin.
+    ///
+    /// - Parameter log: receives each line; default `print`.
+    public init(log: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.init(log: log, clock: { DispatchTime.now().uptimeNanoseconds })
+    }
+
+    /// Creates a logging plugin with an injected monotonic clock in nanoseconds, for tests.
+    init(log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> UInt64) {
+        self.log = log
+        self.clock = clock
+    }
+
+    /// Records the start time and logs `→ METHOD URL [headers]`.
+    public func willSend(_ request: URLRequest) {
+        starts.push(clock(), for: Self.key(of: request))
+        log("→ " + Redaction.describe(request))
+    }
+
+    /// Logs `← STATUS METHOD URL (elapsed ms, size)` or `← failed METHOD URL (elapsed ms): error`.
+    public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {
+        let method = request.httpMethod ?? "GET"
+        let url = request.url.map(Redaction.redact) ?? "<no URL>"
+        var timing: [String] = []
+        if let start = starts.pop(for: Self.key(of: request)) {
+            let now = clock()
+            let elapsed = now >= start ? Double(now - start) / 1_000_000 : 0
+            timing.append("\(Int(elapsed.rounded())) ms")
+        }
+        switch result {
+        case .success(let response):
+            var status = "\(response.statusCode)"
+            if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { status += " " + reason }
+            timing.append("\(response.body.count) bytes")
+            log("← \(status) \(method) \(url) (\(timing.joined(separator: ", ")))")
+        case .failure(let error):
+            let elapsed = timing.isEmpty ? "" : " (\(timing.joined(separator: ", ")))"
+            log("← failed \(method) \(url)\(elapsed): \(error.description)")
+        }
+    }
+
+    private static func key(of request: URLRequest) -> String {
+        (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
+    }
+}
+
+/// Start times of requests in flight, keyed by method and URL, oldest first.
+// @unchecked: `times` is only read or written while `lock` is held.
+private final class StartTimes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var times: [String: [UInt64]] = [:]
+    private var keyOrder: [String] = []
+    private let maximumPerKey = 64
+    private let maximumKeys = 1_024
+
+    func push(_ time: UInt64, for key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if times[key] == nil {
+            if keyOrder.count >= maximumKeys {
+                let oldest = keyOrder.removeFirst()
+                times[oldest] = nil
+            }
+            keyOrder.append(key)
+        }
+        var list = times[key] ?? []
+        if list.count >= maximumPerKey { list.removeFirst() }
+        list.append(time)
+        times[key] = list
+    }
+
+    func pop(for key: String) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var list = times[key], !list.isEmpty else { return nil }
+        let first = list.removeFirst()
+        if list.isEmpty {
+            times[key] = nil
+            keyOrder.removeAll { $0 == key }
+        } else {
+            times[key] = list
+        }
+        return first
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkError: CustomStringConvertible, LocalizedError {
+    /// A short, readable, secret-free description, e.g.
+    /// `HTTP 404 Not Found — "User not found" (status "USR404") https://api.example.com/users/9`.
+    ///
+    /// URLs have credential-like query items redacted; a body is shown only when the server's
+    /// metadata has no message, and then cut to about 200 characters with credential-like JSON
+    /// members redacted.
+    public var description: String {
+        switch self {
+        case .clientError(_, let metadata, let response), .serverError(_, let metadata, let response):
+            return Self.describeStatus(response, metadata: metadata)
+        case .unexpectedStatus(_, let response):
+            return Self.describeStatus(response, metadata: nil) + " (unexpected status)"
+        case .decodingFailed(let underlying, let response):
+            return "Could not decode the response to " + Self.headline(of: response) + ": "
+                + Self.describeDecoding(underlying)
+        case .transport(let underlying):
+            return "The request failed before a response arrived: " + Self.describeTransport(underlying)
+        case .timedOut:
+            return "The request timed out."
+        case .cancelled:
+            return "The request was cancelled."
+        case .authenticationFailed(let underlying):
+            return "Authentication failed; the credential could not be refreshed: "
+                + Self.shorten(String(describing: underlying))
+        case .invalidRequest(let reason):
+            return "Invalid request: " + reason
+        }
+    }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+
+    // MARK: - Pieces
+
+    private static let bodyLimit = 200
+
+    /// `HTTP 404 Not Found https://host/path` (URL redacted; omitted when unknown).
+    private static func headline(of response: HTTPResponse) -> String {
+        var text = "HTTP \(response.statusCode)"
+        if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { text += " " + reason }
+        if let url = response.url { text += " " + Redaction.redact(url) }
+        return text
+    }
+
+    private static func describeStatus(_ response: HTTPResponse, metadata: ServerMetadata?) -> String {
+        var text = "HTTP \(response.statusCode)"
+        if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { text += " " + reason }
+        if let message = metadata?.message {
+            text += " — \"" + shorten(message) + "\""
+        } else if let snippet = bodySnippet(response.body, json: metadata?.body) {
+            text += " — body: " + snippet
+        }
+        if let status = metadata?.status {
+            text += " (status \"" + shorten(status) + "\")"
+        }
+        if let url = response.url { text += " " + Redaction.redact(url) }
+        return text
+    }
+
+    /// The body as one line of at most ``bodyLimit`` characters; JSON members with credential-like
+    /// names are redacted. `nil` for an empty body.
+    private static func bodySnippet(_ body: Data, json: JSON?) -> String? {
+        guard !body.isEmpty else { return nil }
+        if let json = json ?? (try? JSON(data: body)) {
+            return shorten(redactMembers(json).description)
+        }
+        guard let text = String(data: body, encoding: .utf8) else { return "<\(body.count) bytes>" }
+        let oneLine = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        return oneLine.isEmpty ? nil : shorten(oneLine)
+    }
+
+    private static func redactMembers(_ json: JSON) -> JSON {
+        switch json {
+        case .object(let members):
+            var result: [String: JSON] = [:]
+            for (key, value) in members {
+                let secret = Redaction.isSensitive(headerName: key) || Redaction.isSensitive(queryItemName: key)
+                result[key] = secret ? .string(Redaction.placeholder) : redactMembers(value)
+            }
+            return .object(result)
+        case .array(let items):
+            return .array(items.map(redactMembers))
+        default:
+            return json
+        }
+    }
+
+    /// Cuts `text` to ``bodyLimit`` characters, marking the cut with `…`.
+    static func shorten(_ text: String) -> String {
+        text.count <= bodyLimit ? text : String(text.prefix(bodyLimit)) + "…"
+    }
+
+    private static func describeDecoding(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return shorten(String(describing: error)) }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing key \"\(key.stringValue)\" at \(path(context))"
+        case .typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context))"
+        case .valueNotFound(let type, let context):
+            return "expected \(type) but found null at \(path(context))"
+        case .dataCorrupted(let context):
+            return shorten(context.debugDescription) + " at \(path(context))"
+        @unknown default:
+            return shorten(String(describing: error))
+        }
+    }
+
+    private static func describeTransport(_ error: any Error) -> String {
+        guard let error = error as? URLError else { return shorten(String(describing: error)) }
+        var text = "URLError \(error.code.rawValue)"
+        if let url = error.failingURL { text += " for " + Redaction.redact(url) }
+        return text
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything that can go wrong with a Courier request.
+///
+/// Status errors carry the response and the server's ``ServerMetadata`` so a caller can act on them:
+///
+/// ```swift
+/// client.request(GetUser(id: 9)).catch { error in
+///     switch error as? NetworkError {
+///     case .clientError(404, let metadata, _)?: showNotFound(metadata?.message)
+///     case .timedOut?, .transport?: showOfflineBanner()
+///     case .cancelled?: break
+///     default: showGenericError(error)
+///     }
+/// }
+/// ```
+///
+/// Descriptions (``description``, `localizedDescription`) are short and never contain credentials.
+public enum NetworkError: Error, Sendable {
+    /// The server answered with a status in `400...499`.
+    ///
+    /// - Parameters:
+    ///   - statusCode: the HTTP status.
+    ///   - metadata: what the configured error-metadata parser found in the body, if anything.
+    ///   - response: the whole response.
+    case clientError(statusCode: Int, metadata: ServerMetadata?, response: HTTPResponse)
+    /// The server answered with a status in `500...599`.
+    ///
+    /// - Parameters:
+    ///   - statusCode: the HTTP status.
+    ///   - metadata: what the configured error-metadata parser found in the body, if anything.
+    ///   - response: the whole response.
+    case serverError(statusCode: Int, metadata: ServerMetadata?, response: HTTPResponse)
+    /// The server answered with a status that is neither a success (`2xx`) nor an error
+    /// (`4xx`/`5xx`): `1xx`, `3xx`, or anything outside `100...599`.
+    ///
+    /// - Parameters:
+    ///   - statusCode: the HTTP status.
+    ///   - response: the whole response.
+    case unexpectedStatus(statusCode: Int, response: HTTPResponse)
+    /// The response was a success but its body could not be decoded into the endpoint's `Response` type.
+    ///
+    /// - Parameters:
+    ///   - underlying: the decoder's error, usually a `DecodingError`.
+    ///   - response: the whole response.
+    case decodingFailed(underlying: any Error, response: HTTPResponse)
+    /// No HTTP response was received at all: DNS failure, refused connection, TLS failure, offline…
+    ///
+    /// - Parameter underlying: the transport's error, usually a `URLError`.
+    case transport(underlying: any Error)
+    /// The request did not complete within its timeout.
+    case timedOut
+    /// The request was cancelled before it completed.
+    case cancelled
+    /// The server rejected the credential and the authenticator could not obtain a new one.
+    ///
+    /// - Parameter underlying: the error the refresh failed with.
+    case authenticationFailed(underlying: any Error)
+    /// The request could not be built, e.g. a body that cannot be encoded or a path that makes no URL.
+    ///
+    /// - Parameter reason: what was wrong, in words.
+    case invalidRequest(reason: String)
+}
+
+extension NetworkError {
+    /// The HTTP status of ``clientError(statusCode:metadata:response:)``,
+    /// ``serverError(statusCode:metadata:response:)``, ``unexpectedStatus(statusCode:response:)``
+    /// and ``decodingFailed(underlying:response:)``; `nil` for the others.
+    public var statusCode: Int? {
+        response?.statusCode
+    }
+
+    /// The server's metadata of a client or server error; `nil` for the others.
+    public var metadata: ServerMetadata? {
+        switch self {
+        case .clientError(_, let metadata, _), .serverError(_, let metadata, _): metadata
+        default: nil
+        }
+    }
+
+    /// The response, for every case that has one; `nil` for transport-level failures.
+    public var response: HTTPResponse? {
+        switch self {
+        case .clientError(_, _, let response), .serverError(_, _, let response),
+             .unexpectedStatus(_, let response), .decodingFailed(_, let response):
+            response
+        case .transport, .timedOut, .cancelled, .authenticationFailed, .invalidRequest:
+            nil
+        }
+    }
+
+    /// Classifies a response by its status.
+    ///
+    /// - Returns: `nil` for `200...299`; ``clientError(statusCode:metadata:response:)`` for `400...499`;
+    ///   ``serverError(statusCode:metadata:response:)`` for `500...599` (both with `parser`'s metadata);
+    ///   ``unexpectedStatus(statusCode:response:)`` for anything else.
+    static func classify(
+        _ response: HTTPResponse,
+        parser: @Sendable (HTTPResponse) -> ServerMetadata?
+    ) -> NetworkError? {
+        switch response.statusCode {
+        case 200...299: nil
+        case 400...499: .clientError(statusCode: response.statusCode, metadata: parser(response), response: response)
+        case 500...599: .serverError(statusCode: response.statusCode, metadata: parser(response), response: response)
+        default: .unexpectedStatus(statusCode: response.statusCode, response: response)
+        }
+    }
+
+    /// Maps an error from a transport (or from the promise machinery around it) to a `NetworkError`.
+    ///
+    /// A `NetworkError` passes through unchanged; `URLError.timedOut` and `PromiseError.timedOut` become
+    /// ``timedOut``; `URLError.cancelled`, `CancellationError`, `PromiseError.cancelled` and any other
+    /// cancellation (see `isCancellation(_:)`) become ``cancelled``; everything else is wrapped in
+    /// ``transport(underlying:)``.
+    static func fromTransport(_ error: any Error) -> NetworkError {
+        switch error {
+        case let error as NetworkError: return error
+        case let error as URLError where error.code == .timedOut: return .timedOut
+        case PromiseError.timedOut: return .timedOut
+        case _ where isCancellation(error): return .cancelled
+        default: return .transport(underlying: error)
+        }
+    }
+}
+
+extension NetworkError: CancellableError {
+    /// `true` only for ``cancelled``.
+    public var isCancelled: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+}

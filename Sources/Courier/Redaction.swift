@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Keeps secrets out of descriptions and logs.
+///
+/// Header values and URL query items (and `#fragment` parameters) whose names look like credentials are
+/// replaced by ``placeholder``; user names and passwords embedded in URLs are dropped.
+enum Redaction {
+    /// What a secret value is replaced by.
+    static let placeholder = "<redacted>"
+
+    private static let sensitiveHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2",
+        "x-auth-token", "x-api-key", "x-csrf-token", "x-xsrf-token",
+    ]
+    private static let sensitiveHeaderFragments = ["token", "secret", "api-key", "api_key", "apikey", "password"]
+
+    private static let sensitiveQueryNames: Set<String> = [
+        "key", "code", "sig", "signature", "auth", "authorization", "password", "passwd", "pwd",
+        "session", "sessionid", "session_id", "jwt", "credential", "credentials",
+    ]
+    private static let sensitiveQueryFragments = ["token", "secret", "api_key", "api-key", "apikey", "password"]
+
+    /// `true` when a header with this name carries a credential: `Authorization`, `Proxy-Authorization`,
+    /// `Cookie`, `Set-Cookie`, `X-Auth-Token`, `X-Api-Key`, or any name containing `token`, `secret`,
+    /// `api-key` (also `api_key`, `apikey`) or `password`. Case-insensitive.
+    static func isSensitive(headerName: String) -> Bool {
+        let name = headerName.lowercased()
+        return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }
+    }
+
+    /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,
+    /// `api_key`, `apiKey`, `client_secret`, `password`, `key`, `code`, `sig`, `signature` and the like.
+    static func isSensitive(queryItemName: String) -> Bool {
+        let name = queryItemName.lowercased()
+        return sensitiveQueryNames.contains(name) || sensitiveQueryFragments.contains { name.contains($0) }
+    }
+
+    /// The headers with every sensitive value replaced by ``placeholder``.
+    static func redact(_ headers: [String: String]) -> [String: String] {
+        var result = headers
+        for name in headers.keys where isSensitive(headerName: name) {
+            result[name] = placeholder
+        }
+        return result
+    }
+
+    /// The URL as text with sensitive query items and fragment parameters replaced by ``placeholder``
+    /// and any user name or password removed.
+    ///
+    /// `https://u:p@api.example.com/a?token=abc&page=2` → `https://api.example.com/a?token=<redacted>&page=2`
+    static func redact(_ url: URL) -> String {
+        var text = url.absoluteString
+        var fragment: Substring?
+        if let hash = text.firstIndex(of: "#") {
+            fragment = text[text.index(after: hash)...]
+            text = String(text[..<hash])
+        }
+        var query: Substring?
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...]
+            text = String(text[..<mark])
+        }
+        if var components = URLComponents(string: text), components.user != nil || components.password != nil {
+            components.user = nil
+            components.password = nil
+            text = components.string ?? text
+        }
+        if let query {
+            text += "?" + redact(parameters: query)
+        }
+        if let fragment {
+            text += "#" + (fragment.contains("=") ? redact(parameters: fragment) : String(fragment))
+        }
+        return text
+    }
+
+    /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding.
+    private static func redact(parameters: Substring) -> String {
+        parameters.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let rawName = pair[..<equals]
+            let name = String(rawName).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+                ?? String(rawName)
+            return isSensitive(queryItemName: name) ? rawName + "=" + placeholder : String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// A one-line, secret-free description of a request: method, redacted URL, redacted headers
+    /// (sorted by name) and the body size, e.g.
+    /// `POST https://api.example.com/login [Authorization: <redacted>, Content-Type: application/json] body 42 bytes`.
+    static func describe(_ request: URLRequest) -> String {
+        var text = request.httpMethod ?? "GET"
+        text += " " + (request.url.map(redact) ?? "<no URL>")
+        let headers = redact(request.allHTTPHeaderFields ?? [:])
+        if !headers.isEmpty {
+            let fields = headers.keys.sorted().map { "\($0): \(headers[$0] ?? "")" }
+            text += " [" + fields.joined(separator: ", ") + "]"
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            text += " body \(body.count) bytes"
+        }
+        return text
+    }
+}

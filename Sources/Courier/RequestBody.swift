@@ -1,0 +1,79 @@
+import Foundation
+
+/// The body of a request and how it is encoded.
+///
+/// ```swift
+/// var body: RequestBody { .json(NewUser(name: "Ada")) }                 // application/json
+/// var body: RequestBody { .form(["q": "swift promises", "page": "2"]) } // x-www-form-urlencoded
+/// var body: RequestBody { .data(png, contentType: "image/png") }
+/// ```
+///
+/// The `Content-Type` header is set from the body unless the endpoint sets one itself.
+public enum RequestBody: Sendable {
+    /// No body.
+    case none
+    /// A value encoded with the client's `JSONEncoder`; `Content-Type: application/json`.
+    case json(any Encodable & Sendable)
+    /// Raw bytes sent as they are, with the given `Content-Type`.
+    case data(Data, contentType: String)
+    /// Form fields, `application/x-www-form-urlencoded`, keys sorted, names and values percent-encoded
+    /// (space as `%20`; `&`, `=`, `+` and every other reserved character escaped).
+    case form([String: String])
+    /// A `multipart/form-data` body; see ``MultipartFormData``.
+    case multipart(MultipartFormData)
+
+    /// The encoded bytes and their content type; both `nil` for ``none``.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a ``json(_:)`` value cannot be encoded
+    ///   (for example a `Double.nan`, or an `encode(to:)` that throws), naming the problem.
+    func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?) {
+        switch self {
+        case .none:
+            return (nil, nil)
+        case .json(let value):
+            do {
+                return (try encoder.encode(value), "application/json")
+            } catch {
+                throw NetworkError.invalidRequest(reason: Self.describeEncodingFailure(error, of: value))
+            }
+        case .data(let data, let contentType):
+            return (data, contentType)
+        case .form(let fields):
+            return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded")
+        case .multipart(let form):
+            return (form.encoded(), form.contentType)
+        }
+    }
+
+    /// The characters left as they are in a form: RFC 3986's unreserved set.
+    private static let formAllowed: CharacterSet = {
+        var set = CharacterSet()
+        set.insert(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return set
+    }()
+
+    /// `["b": "x y", "a": "1&2"]` → `a=1%262&b=x%20y`.
+    static func formEncoded(_ fields: [String: String]) -> String {
+        fields.keys.sorted().map { key in
+            formEscape(key) + "=" + formEscape(fields[key] ?? "")
+        }.joined(separator: "&")
+    }
+
+    private static func formEscape(_ text: String) -> String {
+        // Only fails for invalid UTF-16, which a Swift String cannot hold; fall back to the text itself.
+        text.addingPercentEncoding(withAllowedCharacters: formAllowed) ?? text
+    }
+
+    private static func describeEncodingFailure(_ error: any Error, of value: any Encodable) -> String {
+        let subject = "The JSON body (\(type(of: value))) could not be encoded"
+        guard let error = error as? EncodingError else { return subject + ": \(error)" }
+        switch error {
+        case .invalidValue(let invalid, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            let location = path.isEmpty ? "" : " at " + path.joined(separator: ".")
+            return subject + ": invalid value \(invalid)\(location) — \(context.debugDescription)"
+        @unknown default:
+            return subject + ": \(error)"
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What a server said about a failed request: its own status code and message, and the whole body.
+///
+/// ``NetworkClient`` fills it for `4xx`/`5xx` responses with its configured `errorMetadataParser`,
+/// which defaults to ``parse(_:)``.
+///
+/// ```swift
+/// if case .clientError(_, let metadata?, _) = error {
+///     print(metadata.status ?? "-", metadata.message ?? "-")
+/// }
+/// ```
+public struct ServerMetadata: Sendable, Equatable {
+    /// The server's own status or error code, as text (`404` and `"USR404"` both become strings).
+    public var status: String?
+    /// The server's human-readable message.
+    public var message: String?
+    /// The whole error body, when it is JSON.
+    public var body: JSON?
+
+    /// Creates metadata.
+    ///
+    /// - Parameters:
+    ///   - status: the server's status or error code.
+    ///   - message: the server's message.
+    ///   - body: the whole error body as JSON.
+    public init(status: String?, message: String?, body: JSON?) {
+        self.status = status
+        self.message = message
+        self.body = body
+    }
+
+    /// The default error-metadata parser.
+    ///
+    /// Recognised bodies, first match wins for each field:
+    ///
+    /// | Body | `status` | `message` |
+    /// |------|----------|-----------|
+    /// | `{"metadata": {"status": …, "desc": …}}` (or `"message"`) | `metadata.status` | `metadata.desc` |
+    /// | `{"error": {"code": …, "message": …}}` (or `"status"`)    | `error.code`      | `error.message` |
+    /// | `{"error": "text"}`                                        | top-level `status`/`code` | `"text"` |
+    /// | `{"message": …}` / `{"detail": …}`, with `status`/`code`   | `status`/`code`   | `message`/`detail` |
+    ///
+    /// A status may be a number or a string; numbers become their integer text (`404` → `"404"`).
+    ///
+    /// - Returns: `nil` when the body is empty or not JSON (for example an HTML error page).
+    ///   When the body is JSON of another shape, metadata whose `status` and `message` are `nil`
+    ///   and whose ``body`` holds the parsed JSON, so callers can still read it.
+    public static func parse(_ response: HTTPResponse) -> ServerMetadata? {
+        guard !response.body.isEmpty, let json = try? JSON(data: response.body) else { return nil }
+        let metadata = json["metadata"]
+        let error = json["error"]
+        let status = text(of: metadata["status"]) ?? text(of: metadata["code"])
+            ?? text(of: error["code"]) ?? text(of: error["status"])
+            ?? text(of: json["status"]) ?? text(of: json["code"])
+        let message = metadata["desc"].string ?? metadata["message"].string
+            ?? error["message"].string ?? error["desc"].string ?? error.string
+            ?? json["message"].string ?? json["detail"].string ?? json["error_description"].string
+        return ServerMetadata(status: status, message: message, body: json)
+    }
+
+    /// A scalar as text: strings as they are, integral numbers without a fraction, booleans as `true`/`false`.
+    private static func text(of value: JSON) -> String? {
+        switch value {
+        case .string(let text): return text
+        case .number, .bool: return value.description
+        case .null, .array, .object: return nil
+        }
+    }
+}
