@@ -1,0 +1,147 @@
+import CMallocCounter
+import Dispatch
+import NIOCore
+import NIOPosix
+
+/// How much work the promise suite does.
+struct SuiteOptions {
+    var repetitions = 25
+    var warmUp = 3
+    /// A1/A2-variant chain length and A3 input count.
+    var steps = 10_000
+    /// Round trips per A2 sample.
+    var roundTrips = 2_000
+    /// Items per A4 heap measurement.
+    var heapItems = 100_000
+
+    /// A fast smoke run: same shape, far fewer repetitions; numbers are not for quoting.
+    static let quick = SuiteOptions(repetitions: 3, warmUp: 1, steps: 2_000, roundTrips: 200, heapItems: 10_000)
+}
+
+/// Issue 2's promise benchmarks A1–A4 with their targets.
+func runPromiseSuite(_ options: SuiteOptions) -> [Row] {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let loop = group.next()
+    let serial = DispatchQueue(label: "courier-bench.serial")
+    let fulfilQueue = DispatchQueue(label: "courier-bench.fulfil")
+    let handlerQueue = DispatchQueue(label: "courier-bench.handler")
+    let reps = options.repetitions
+    let warm = options.warmUp
+    var rows: [Row] = []
+
+    // A4 first, while no other work is in flight (heap counters are process-wide).
+    rows += memoryRows(options, serial: serial, loop: loop)
+
+    let a1 = compare("A1", warmUp: warm, repetitions: reps, [
+        CourierWorkloads.mapChain(steps: options.steps, queue: serial),
+        DispatchWorkloads.hopChain(steps: options.steps, queue: serial),
+        NIOWorkloads.mapChain(steps: options.steps, loop: loop),
+        CourierWorkloads.mapChainOnSettledHead(steps: options.steps, queue: serial),
+    ])
+    rows += a1Rows(a1)
+
+    let a2 = compare("A2", warmUp: warm, repetitions: reps, [
+        CourierWorkloads.roundTrip(count: options.roundTrips, fulfilQueue: fulfilQueue, handlerQueue: handlerQueue),
+        DispatchWorkloads.roundTrip(count: options.roundTrips, fulfilQueue: fulfilQueue, handlerQueue: handlerQueue),
+        CourierWorkloads.pingPong(count: options.roundTrips, fulfilQueue: fulfilQueue, handlerQueue: handlerQueue),
+        DispatchWorkloads.pingPong(count: options.roundTrips, fulfilQueue: fulfilQueue, handlerQueue: handlerQueue),
+    ])
+    rows += a2Rows(a2)
+
+    let a3 = compare("A3", warmUp: warm, repetitions: reps, [
+        CourierWorkloads.whenFulfilled(count: options.steps),
+        CourierWorkloads.whenAttachOnly(count: options.steps),
+        NIOWorkloads.whenAllSucceed(count: options.steps, loop: loop),
+    ])
+    rows += a3Rows(a3)
+    return rows
+}
+
+private func sample(_ result: ComparisonResult, _ name: String) -> Samples {
+    result.samples.first(where: { $0.name == name }) ?? Samples(name: name)
+}
+
+private func a1Rows(_ a1: ComparisonResult) -> [Row] {
+    let courier = sample(a1, "Courier map")
+    let raw = sample(a1, "raw q.async")
+    let nio = sample(a1, "NIO map")
+    let settled = sample(a1, "Courier map, settled head")
+    return [
+        .info("A1", "Courier `map` step, pending head, private serial queue", value: courier.median,
+              unit: " ns", spread: courier.spread, format: "%.0f"),
+        .info("A1", "raw `q.async` hop (reference)", value: raw.median, unit: " ns", spread: raw.spread, format: "%.0f"),
+        .info("A1", "swift-nio `map` step, built off-loop (reference)", value: nio.median, unit: " ns",
+              spread: nio.spread, format: "%.0f"),
+        .limited("A1", "ratio Courier / raw q.async", value: a1.pairedRatio(courier.name, raw.name),
+                 unit: "x", limit: 2.0),
+        .limited("A1", "ratio Courier / swift-nio", value: a1.pairedRatio(courier.name, nio.name),
+                 unit: "x", limit: 1.0),
+        .info("A1", "Courier `map` step, already-fulfilled head", value: settled.median, unit: " ns",
+              spread: settled.spread, format: "%.0f"),
+    ]
+}
+
+private func a2Rows(_ a2: ComparisonResult) -> [Row] {
+    let courier = sample(a2, "Courier round trip")
+    let raw = sample(a2, "raw round trip")
+    let courierPing = sample(a2, "Courier ping-pong")
+    let rawPing = sample(a2, "raw ping-pong")
+    return [
+        .info("A2", "Courier create + `done` + fulfil on another queue, caller waits", value: courier.median,
+              unit: " ns", spread: courier.spread, format: "%.0f"),
+        .info("A2", "raw two-hop round trip, caller waits (reference)", value: raw.median, unit: " ns",
+              spread: raw.spread, format: "%.0f"),
+        .limited("A2", "ratio Courier / raw round trip", value: a2.pairedRatio(courier.name, raw.name),
+                 unit: "x", limit: 1.15),
+        .info("A2", "Courier ping-pong (no waiting thread)", value: courierPing.median, unit: " ns",
+              spread: courierPing.spread, format: "%.0f"),
+        .info("A2", "raw ping-pong (reference)", value: rawPing.median, unit: " ns",
+              spread: rawPing.spread, format: "%.0f"),
+        .info("A2", "ratio Courier / raw ping-pong", value: a2.pairedRatio(courierPing.name, rawPing.name),
+              unit: "x"),
+    ]
+}
+
+private func a3Rows(_ a3: ComparisonResult) -> [Row] {
+    let courier = sample(a3, "Courier when")
+    let attach = sample(a3, "Courier when (attach only)")
+    let nio = sample(a3, "NIO whenAllSucceed")
+    return [
+        .limited("A3", "`when(fulfilled:)` over 10 000 pending: call + fulfil all + wait, per element",
+                 value: courier.median, unit: " ns", spread: courier.spread, limit: 250, format: "%.0f"),
+        .info("A3", "of which the `when` call (attaching), per element", value: attach.median, unit: " ns",
+              spread: attach.spread, format: "%.0f"),
+        .info("A3", "swift-nio `whenAllSucceed`, same work, per element (reference)", value: nio.median,
+              unit: " ns", spread: nio.spread, format: "%.0f"),
+    ]
+}
+
+private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: any EventLoop) -> [Row] {
+    guard mc_is_supported() != 0 else {
+        return [Row(id: "A4", measure: "heap and allocation counting (Linux/glibc only)", value: "n/a",
+                    spread: "", target: "", verdict: .info)]
+    }
+    let items = options.heapItems
+    // Warm up allocator caches and lazily created runtime metadata once, unmeasured.
+    _ = MemoryWorkloads.pendingPromises(count: 1_000, withHandler: true, queue: serial)
+    _ = MemoryWorkloads.mapChainLife(steps: 1_000, queue: serial)
+    _ = MemoryWorkloads.nioMapChainLife(steps: 1_000, loop: loop)
+
+    let bare = MemoryWorkloads.pendingPromises(count: items, withHandler: false, queue: serial)
+    let handled = MemoryWorkloads.pendingPromises(count: items, withHandler: true, queue: serial)
+    let attach = MemoryWorkloads.mapAttach(count: items, queue: serial)
+    let life = MemoryWorkloads.mapChainLife(steps: options.steps, queue: serial)
+    let hop = MemoryWorkloads.hopChainLife(steps: options.steps, queue: serial)
+    let nio = MemoryWorkloads.nioMapChainLife(steps: options.steps, loop: loop)
+    return [
+        .limited("A4", "heap per \(handled.label)", value: handled.heapBytes, unit: " B", limit: 96, format: "%.0f"),
+        .info("A4", "heap per \(bare.label)", value: bare.heapBytes, unit: " B", format: "%.0f"),
+        .info("A4", "heap added by \(attach.label)", value: attach.heapBytes, unit: " B", format: "%.0f"),
+        .limited("A4", "allocations when \(attach.label)", value: attach.allocations, unit: "", limit: 2),
+        .info("A4", "allocations per \(life.label)", value: life.allocations, unit: ""),
+        .info("A4", "allocations per \(hop.label)", value: hop.allocations, unit: ""),
+        .info("A4", "allocations per \(nio.label)", value: nio.allocations, unit: ""),
+        .info("A4", "allocations per \(bare.label)", value: bare.allocations, unit: ""),
+    ]
+}

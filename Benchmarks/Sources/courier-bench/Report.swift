@@ -1,0 +1,60 @@
+import Foundation
+
+/// Whether a row met its target.
+enum Verdict: String {
+    case pass = "PASS"
+    case fail = "FAIL"
+    case info = "—"
+}
+
+/// One line of the results table.
+struct Row {
+    let id: String
+    let measure: String
+    let value: String
+    let spread: String
+    let target: String
+    let verdict: Verdict
+
+    /// A row with a ceiling: passes when `value <= limit`.
+    static func limited(
+        _ id: String, _ measure: String, value: Double, unit: String, spread: String = "",
+        limit: Double, format: String = "%.2f"
+    ) -> Row {
+        Row(
+            id: id, measure: measure, value: String(format: format, value) + unit, spread: spread,
+            target: "≤ " + String(format: format, limit) + unit,
+            verdict: value.isFinite && value <= limit ? .pass : .fail
+        )
+    }
+
+    /// A row that informs and has no target.
+    static func info(_ id: String, _ measure: String, value: Double, unit: String, spread: String = "",
+                     format: String = "%.2f") -> Row {
+        Row(id: id, measure: measure, value: String(format: format, value) + unit, spread: spread,
+            target: "", verdict: .info)
+    }
+}
+
+extension Samples {
+    /// "p25–p75" in nanoseconds, for the spread column.
+    var spread: String { String(format: "%.0f–%.0f ns", lowerQuartile, upperQuartile) }
+}
+
+/// Prints rows as a Markdown table.
+func printTable(_ rows: [Row]) {
+    print("| Row | Measure | Median | p25–p75 | Target | Result |")
+    print("|---|---|---:|---:|---:|:---:|")
+    for row in rows {
+        print("| \(row.id) | \(row.measure) | \(row.value) | \(row.spread) | \(row.target) | \(row.verdict.rawValue) |")
+    }
+}
+
+/// One line about the machine state, printed before and after a suite.
+func machineLine(_ moment: String) -> String {
+    var loads = [Double](repeating: 0, count: 3)
+    let got = getloadavg(&loads, 3)
+    let load = got == 3 ? String(format: "%.2f %.2f %.2f", loads[0], loads[1], loads[2]) : "unknown"
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    return "\(moment): \(cores) cores, load average \(load)"
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+// courier-bench: Courier's benchmark runner.
+//
+//     swift run -c release --package-path Benchmarks courier-bench promises [--quick] [--repetitions N]
+//     swift run -c release --package-path Benchmarks courier-bench gate [--quick]
+//     swift run -c release --package-path Benchmarks courier-bench requests
+//
+// `promises` prints issue 2's table (A1–A4) with medians, paired ratios and targets.
+// `gate` prints the same table and exits 1 when a target row fails.
+// `requests` is reserved for the request benchmarks of a later issue.
+
+let usage = """
+    usage: courier-bench <promises|gate|requests> [--quick] [--repetitions N]
+      promises   promise micro-benchmarks A1–A4 (Docs/Performance.md)
+      gate       the same, exit status 1 when any target row fails
+      requests   request benchmarks (not written yet)
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    print(usage)
+    exit(2)
+}
+arguments.removeFirst()
+
+var options = arguments.contains("--quick") ? SuiteOptions.quick : SuiteOptions()
+if let flag = arguments.firstIndex(of: "--repetitions"), flag + 1 < arguments.count,
+   let count = Int(arguments[flag + 1]), count > 0 {
+    options.repetitions = count
+}
+
+switch command {
+case "promises", "gate":
+    print(machineLine("before"))
+    let rows = runPromiseSuite(options)
+    print(machineLine("after"))
+    print("")
+    printTable(rows)
+    let failures = rows.filter { $0.verdict == .fail }
+    print("")
+    print("\(rows.count - failures.count) rows met or have no target, \(failures.count) missed")
+    if command == "gate" && !failures.isEmpty { exit(1) }
+case "requests":
+    print("courier-bench requests: no request benchmarks yet (NetworkClient vs URLSession vs AsyncHTTPClient comes later)")
+    exit(2)
+default:
+    print(usage)
+    exit(2)
+}
