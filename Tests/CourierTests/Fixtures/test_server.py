@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""A small httpbin-style HTTP/1.1 server for Courier's integration tests and demo.
+
+Standard library only. Binds 127.0.0.1 on a free port (or --port N), prints
+"PORT <n>" as the first line of stdout, then serves until stdin reaches end of
+file, the process that started it goes away, or it receives SIGTERM/SIGINT.
+
+Routes (every route answers any method unless noted):
+  /anything[/...]            echo {method, path, query, headers, body, json}
+  /headers                   {"headers": {...}}
+  /status/<code>?body=KIND   that status; KIND: metadata | error | message | html | empty | json
+                             (default: metadata for codes >= 400, json otherwise; 204/304 are always empty)
+  /delay/<seconds>           echo after the delay (float, capped at 30 s)
+  /bytes/<n>                 n bytes where byte i == i % 256 (application/octet-stream)
+  /json/large?kb=N           a JSON document of about N KiB (default 64)
+  /gzip                      a gzip-encoded JSON body
+  /response-headers?K=V      200 with the given response headers, JSON echo of them
+  /redirect-to?url=U&status=302   redirect to U (absolute or relative)
+  /redirect/<n>              a same-host chain of n redirects ending at /anything
+  /bearer[/<realm>]          200 {"authenticated":true,"token":T} when Authorization: Bearer T is the realm's
+                             valid token, else 401 {"metadata":{"status":"401","desc":"token expired"}}
+  /x-auth[/<realm>]          the same with the header x-auth-token: T (no scheme)
+  POST /auth/token[/<realm>] rotate: {"token": new}, the only valid token from now on
+  GET  /auth/valid[/<realm>]?token=T   {"valid": bool}
+  POST /auth/set[/<realm>]?token=T     make T the valid token
+  GET  /auth/stats[/<realm>] {"token": current, "rotations": n}
+  /counter/<key>/statuses?seq=503,503,200[&retry_after=S]
+                             the Nth request for key gets the Nth entry of seq (the last repeats);
+                             an entry may be "<status>@<delay seconds>"; body {"attempt": N, "status": code}
+  GET  /counter/<key>        {"count": N}
+  POST /reset                clear counters and auth state
+  /stall                     never answers (holds the socket at most 60 s or until the client closes it)
+  /close-mid-body            promises Content-Length 1000, sends 10 bytes, closes the socket
+  /stats                     {"requests": total requests received, this one included}
+"""
+
+import argparse
+import gzip
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+MAX_DELAY = 30.0
+MAX_STALL = 60.0
+MAX_BYTES = 100 * 1024 * 1024
+DEFAULT_TOKEN = "token-0"
+
+
+class State:
+    """Server-wide mutable state, guarded by one lock."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.counters = {}
+        self.tokens = {}
+        self.rotations = {}
+
+    def count_request(self):
+        with self.lock:
+            self.requests += 1
+            return self.requests
+
+    def next_attempt(self, key):
+        with self.lock:
+            self.counters[key] = self.counters.get(key, 0) + 1
+            return self.counters[key]
+
+    def count_for(self, key):
+        with self.lock:
+            return self.counters.get(key, 0)
+
+    def token(self, realm):
+        with self.lock:
+            return self.tokens.get(realm, DEFAULT_TOKEN)
+
+    def set_token(self, realm, token):
+        with self.lock:
+            self.tokens[realm] = token
+
+    def rotate(self, realm):
+        with self.lock:
+            n = self.rotations.get(realm, 0) + 1
+            self.rotations[realm] = n
+            token = "token-%d-%s" % (n, os.urandom(4).hex())
+            self.tokens[realm] = token
+            return token
+
+    def rotation_count(self, realm):
+        with self.lock:
+            return self.rotations.get(realm, 0)
+
+    def reset(self):
+        with self.lock:
+            self.counters.clear()
+            self.tokens.clear()
+            self.rotations.clear()
+
+
+STATE = State()
+
+STATUS_MESSAGES = {
+    400: "bad request", 401: "token expired", 403: "forbidden", 404: "not found",
+    408: "request timeout", 409: "conflict", 422: "unprocessable entity", 429: "too many requests",
+    500: "internal server error", 502: "bad gateway", 503: "service unavailable", 504: "gateway timeout",
+}
+
+
+def message_for(code):
+    return STATUS_MESSAGES.get(code, "status %d" % code)
+
+
+def status_body(code, kind):
+    """Returns (body bytes, content type) for /status/<code>."""
+    msg = message_for(code)
+    if kind == "metadata":
+        return json_bytes({"metadata": {"status": str(code), "desc": msg}}), "application/json"
+    if kind == "error":
+        return json_bytes({"error": {"code": code, "message": msg}}), "application/json"
+    if kind == "message":
+        return json_bytes({"message": msg}), "application/json"
+    if kind == "html":
+        page = "<!DOCTYPE html><html><head><title>%d</title></head><body><h1>%d %s</h1></body></html>"
+        return (page % (code, code, msg)).encode(), "text/html; charset=utf-8"
+    if kind == "json":
+        return json_bytes({"status": code}), "application/json"
+    return b"", None
+
+
+def json_bytes(value):
+    return json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
+
+
+def large_document(kb):
+    target = max(0, kb) * 1024
+    items, size, i = [], 12, 0
+    while size < target:
+        item = {"id": i, "name": "item-%d" % i, "active": i % 2 == 0,
+                "score": i * 1.5, "tags": ["alpha", "beta", "gamma"][: (i % 3) + 1]}
+        items.append(item)
+        size += len(json_bytes(item)) + 1
+        i += 1
+    return json_bytes({"count": len(items), "items": items})
+
+
+def pattern_bytes(n):
+    block = bytes(range(256))
+    return (block * (n // 256 + 1))[:n]
+
+
+def first(query, name, default=None):
+    values = query.get(name)
+    return values[0] if values else default
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "CourierTestServer/1.0"
+
+    def log_message(self, fmt, *args):
+        if os.environ.get("COURIER_TEST_SERVER_VERBOSE"):
+            sys.stderr.write("test_server: " + (fmt % args) + "\n")
+
+    # Every method goes through one dispatcher.
+    def do_GET(self): self.dispatch()
+    def do_POST(self): self.dispatch()
+    def do_PUT(self): self.dispatch()
+    def do_PATCH(self): self.dispatch()
+    def do_DELETE(self): self.dispatch()
+    def do_HEAD(self): self.dispatch()
+    def do_OPTIONS(self): self.dispatch()
+    def do_TRACE(self): self.dispatch()
+
+    # ---- plumbing -------------------------------------------------------
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                line = self.rfile.readline().strip()
+                size = int(line.split(b";")[0] or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def send(self, code, body=b"", content_type="application/json", headers=None):
+        self.send_response(code)
+        no_body = code in (204, 304) or code < 200
+        if content_type and not no_body:
+            self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if not no_body:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and not no_body and body:
+            self.wfile.write(body)
+
+    def send_json(self, code, value, headers=None):
+        self.send(code, json_bytes(value), "application/json", headers)
+
+    def header_dict(self):
+        result = {}
+        for name, value in self.headers.items():
+            result[name] = result[name] + ", " + value if name in result else value
+        return result
+
+    def echo(self, parts, body, extra=None):
+        text = body.decode("utf-8", errors="replace")
+        try:
+            parsed = json.loads(text) if text else None
+        except ValueError:
+            parsed = None
+        value = {"method": self.command, "path": parts.path,
+                 "query": {k: v[0] if len(v) == 1 else v for k, v in parse_qs(parts.query, keep_blank_values=True).items()},
+                 "headers": self.header_dict(), "body": text, "json": parsed}
+        value.update(extra or {})
+        self.send_json(200, value)
+
+    # ---- routing --------------------------------------------------------
+
+    def dispatch(self):
+        STATE.count_request()
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        segments = [s for s in parts.path.split("/") if s]
+        body = self.read_body()
+        head = segments[0] if segments else ""
+        try:
+            route = ROUTES.get(head)
+            if route is None:
+                self.send_json(404, {"metadata": {"status": "404", "desc": "no route for " + parts.path}})
+            else:
+                route(self, parts, query, segments, body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except (ValueError, IndexError) as error:
+            self.send_json(400, {"error": {"code": 400, "message": "bad request: %s" % error}})
+
+    def route_anything(self, parts, query, segments, body):
+        self.echo(parts, body)
+
+    def route_headers(self, parts, query, segments, body):
+        self.send_json(200, {"headers": self.header_dict()})
+
+    def route_status(self, parts, query, segments, body):
+        code = int(segments[1])
+        if not 200 <= code <= 599:
+            raise ValueError("status must be 200...599")
+        kind = first(query, "body", "metadata" if code >= 400 else "json")
+        data, content_type = status_body(code, kind)
+        self.send(code, data, content_type)
+
+    def route_delay(self, parts, query, segments, body):
+        seconds = min(max(float(segments[1]), 0.0), MAX_DELAY)
+        time.sleep(seconds)
+        self.echo(parts, body, {"delay": seconds})
+
+    def route_bytes(self, parts, query, segments, body):
+        n = min(max(int(segments[1]), 0), MAX_BYTES)
+        self.send(200, pattern_bytes(n), "application/octet-stream")
+
+    def route_json(self, parts, query, segments, body):
+        if segments[1:] != ["large"]:
+            raise ValueError("only /json/large exists")
+        kb = min(int(first(query, "kb", "64")), 50 * 1024)
+        self.send(200, large_document(kb), "application/json")
+
+    def route_gzip(self, parts, query, segments, body):
+        data = gzip.compress(json_bytes({"gzipped": True, "method": self.command}))
+        self.send(200, data, "application/json", {"Content-Encoding": "gzip"})
+
+    def route_response_headers(self, parts, query, segments, body):
+        headers = {k: v[0] for k, v in query.items()}
+        self.send_json(200, headers, headers)
+
+    def route_redirect_to(self, parts, query, segments, body):
+        target = first(query, "url")
+        if not target:
+            raise ValueError("url is required")
+        code = int(first(query, "status", "302"))
+        self.send(code, b"", None, {"Location": target})
+
+    def route_redirect(self, parts, query, segments, body):
+        n = int(segments[1])
+        target = "/redirect/%d" % (n - 1) if n > 1 else "/anything"
+        self.send(302, b"", None, {"Location": target})
+
+    def check_token(self, presented, realm):
+        valid = STATE.token(realm)
+        if presented is not None and presented == valid:
+            self.send_json(200, {"authenticated": True, "token": presented})
+        else:
+            self.send_json(401, {"metadata": {"status": "401", "desc": "token expired"}})
+
+    def route_bearer(self, parts, query, segments, body):
+        value = self.headers.get("Authorization", "")
+        presented = value[len("Bearer "):] if value.startswith("Bearer ") else None
+        self.check_token(presented, realm_of(segments, 1))
+
+    def route_x_auth(self, parts, query, segments, body):
+        self.check_token(self.headers.get("x-auth-token"), realm_of(segments, 1))
+
+    def route_auth(self, parts, query, segments, body):
+        action = segments[1] if len(segments) > 1 else ""
+        realm = realm_of(segments, 2)
+        if action == "token":
+            self.send_json(200, {"token": STATE.rotate(realm)})
+        elif action == "valid":
+            self.send_json(200, {"valid": first(query, "token") == STATE.token(realm)})
+        elif action == "set":
+            token = first(query, "token")
+            if not token:
+                raise ValueError("token is required")
+            STATE.set_token(realm, token)
+            self.send_json(200, {"token": token})
+        elif action == "stats":
+            self.send_json(200, {"token": STATE.token(realm), "rotations": STATE.rotation_count(realm)})
+        else:
+            raise ValueError("unknown auth action")
+
+    def route_counter(self, parts, query, segments, body):
+        key = segments[1]
+        if len(segments) == 2:
+            self.send_json(200, {"count": STATE.count_for(key)})
+            return
+        if segments[2] != "statuses":
+            raise ValueError("unknown counter route")
+        seq = [s for s in first(query, "seq", "200").split(",") if s]
+        attempt = STATE.next_attempt(key)
+        entry = seq[min(attempt, len(seq)) - 1] if seq else "200"
+        status_text, _, delay_text = entry.partition("@")
+        code = int(status_text)
+        if delay_text:
+            time.sleep(min(max(float(delay_text), 0.0), MAX_DELAY))
+        headers = {}
+        retry_after = first(query, "retry_after")
+        if retry_after is not None and code >= 400:
+            headers["Retry-After"] = retry_after
+        value = {"attempt": attempt, "status": code}
+        if code >= 400:
+            value["metadata"] = {"status": str(code), "desc": message_for(code)}
+        self.send_json(code, value, headers)
+
+    def route_reset(self, parts, query, segments, body):
+        STATE.reset()
+        self.send_json(200, {"reset": True})
+
+    def route_stats(self, parts, query, segments, body):
+        with STATE.lock:
+            total = STATE.requests
+        self.send_json(200, {"requests": total})
+
+    def route_stall(self, parts, query, segments, body):
+        self.close_connection = True
+        deadline = time.monotonic() + MAX_STALL
+        sock = self.connection
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([sock], [], [], 0.25)
+            if readable:
+                try:
+                    if not sock.recv(4096):
+                        return  # the client closed the connection
+                except OSError:
+                    return
+
+    def route_close_mid_body(self, parts, query, segments, body):
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(pattern_bytes(10))
+        self.wfile.flush()
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def realm_of(segments, index):
+    return segments[index] if len(segments) > index else "default"
+
+
+ROUTES = {
+    "anything": Handler.route_anything,
+    "headers": Handler.route_headers,
+    "status": Handler.route_status,
+    "delay": Handler.route_delay,
+    "bytes": Handler.route_bytes,
+    "json": Handler.route_json,
+    "gzip": Handler.route_gzip,
+    "response-headers": Handler.route_response_headers,
+    "redirect-to": Handler.route_redirect_to,
+    "redirect": Handler.route_redirect,
+    "bearer": Handler.route_bearer,
+    "x-auth": Handler.route_x_auth,
+    "auth": Handler.route_auth,
+    "counter": Handler.route_counter,
+    "reset": Handler.route_reset,
+    "stats": Handler.route_stats,
+    "stall": Handler.route_stall,
+    "close-mid-body": Handler.route_close_mid_body,
+}
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+    def handle_error(self, request, client_address):
+        kind = sys.exc_info()[0]
+        if kind is not None and issubclass(kind, (BrokenPipeError, ConnectionResetError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def exit_now(*_):
+    os._exit(0)
+
+
+def watch_stdin():
+    """Exits when stdin reaches end of file: the parent closed the pipe or died."""
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    exit_now()
+
+
+def watch_parent(parent):
+    """Exits when the process that started the server goes away (belt and braces)."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            exit_now()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Courier's local test server (127.0.0.1 only).")
+    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 (default) picks a free one")
+    parser.add_argument("--no-stdin-watch", action="store_true",
+                        help="keep serving when stdin closes (for running by hand in the background)")
+    options = parser.parse_args()
+    port = options.port
+    watch_input = not options.no_stdin_watch
+    server = Server(("127.0.0.1", port), Handler)
+    signal.signal(signal.SIGTERM, exit_now)
+    signal.signal(signal.SIGINT, exit_now)
+    if watch_input:
+        threading.Thread(target=watch_stdin, daemon=True).start()
+        threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    sys.stdout.write("PORT %d\n" % server.server_address[1])
+    sys.stdout.flush()
+    server.serve_forever(poll_interval=0.25)
+
+
+if __name__ == "__main__":
+    main()
