@@ -4,7 +4,9 @@
 # Convention (what every guide follows): all ```swift blocks of one Markdown file, taken in
 # order, form ONE Swift file with top-level code allowed (like a main.swift). Later blocks may
 # use names declared in earlier blocks of the same file; names must not be declared twice.
-# `import Foundation` (and `import FoundationNetworking` on Linux) is added in front of it.
+# Nothing is added in front of it: the first block imports what the code needs (Foundation,
+# FoundationNetworking behind `#if canImport(FoundationNetworking)`, Promises, Courier), so a
+# reader who copies the code gets the imports too.
 # Blocks fenced with any other language (```text, ```sh, ```console) are not compiled.
 #
 # Usage: scripts/check-docs.sh [file.md ...]     (default: README.md and Docs/*.md)
@@ -37,7 +39,6 @@ for doc in "${files[@]}"; do
     out="$work/$name/main.swift"
     mkdir -p "$work/$name"
     {
-        printf 'import Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n'
         # Copy the body of every ```swift fence; a `// file:line` marker before each block
         # lets a compiler error be traced back to the Markdown line.
         awk -v doc="$doc" '
@@ -46,7 +47,7 @@ for doc in "${files[@]}"; do
             inside { print }
         ' "$doc"
     } > "$out"
-    if ! grep -q -v -e '^import ' -e '^#' -e '^// ' "$out"; then
+    if ! grep -q -v -e '^// ' "$out"; then
         continue   # no Swift code in this file
     fi
     checked=$((checked + 1))
