@@ -18,18 +18,26 @@ extension Promise: PromiseUpstream {
     }
 
     /// Aborts `start`, then each promise upstream of it, in a loop (no recursion).
+    ///
+    /// Every promise of the chain is settled and every `onCancel` hook has run before any
+    /// observer is notified, so a handler that sees the cancellation (or the time-out) can
+    /// rely on the upstream work having been told to stop.
     @usableFromInline
     static func _cancelChain(from start: any PromiseUpstream, with error: PromiseError) {
         var next: (any PromiseUpstream)? = start
         var reason = error
+        var deliveries: [@Sendable () -> Void] = []
         while let node = next {
-            next = node._abort(with: reason)
+            next = node._abort(with: reason, deferring: &deliveries)
             reason = .cancelled
         }
+        for deliver in deliveries { deliver() }
     }
 
     @usableFromInline
-    func _abort(with error: PromiseError) -> (any PromiseUpstream)? {
+    func _abort(
+        with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
+    ) -> (any PromiseUpstream)? {
         let taken = state.withLock { state -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
             guard state.result == nil else { return nil }
             let hooks = state.cancelHooks
@@ -39,7 +47,9 @@ extension Promise: PromiseUpstream {
         }
         guard let (observers, hooks, upstream) = taken else { return nil }
         for hook in hooks { hook() }
-        Promise._deliver(observers, .failure(error))
+        if !observers.isEmpty {
+            deliveries.append { Promise._deliver(observers, of: self, .failure(error)) }
+        }
         return upstream
     }
 

@@ -18,9 +18,16 @@ public enum CatchPolicy: Sendable {
 ///     .finally { spinner.stop() }
 /// ```
 public struct PromiseFinalizer: Sendable {
+    /// Fulfilled once the `catch` handler ran (or was skipped because the chain fulfilled).
     @usableFromInline let promise: Promise<Void>
+    /// The promise `catch` was attached to; ``cancel()`` starts there, so that the `catch`
+    /// handler sees the cancellation before `finally` runs.
+    @usableFromInline let chain: any PromiseUpstream
 
-    @usableFromInline init(_ promise: Promise<Void>) { self.promise = promise }
+    @usableFromInline init(_ promise: Promise<Void>, chain: any PromiseUpstream) {
+        self.promise = promise
+        self.chain = chain
+    }
 
     /// Runs `body` after the chain ended, whether it fulfilled or the `catch` handler ran.
     ///
@@ -33,9 +40,10 @@ public struct PromiseFinalizer: Sendable {
         promise.ensure(on: queue, body)
     }
 
-    /// Cancels the chain this finalizer ends.
+    /// Cancels the chain this finalizer ends. The `catch` handler then sees
+    /// ``PromiseError/cancelled`` (unless its policy skips cancellations), and `finally` runs after it.
     public func cancel() {
-        promise.cancel()
+        Promise<Void>._cancelChain(from: chain, with: .cancelled)
     }
 }
 
@@ -65,6 +73,6 @@ extension Promise {
                 end._resolve(.success(()))
             }
         })
-        return PromiseFinalizer(end)
+        return PromiseFinalizer(end, chain: self)
     }
 }

@@ -161,6 +161,9 @@ extension Promise {
 
     /// Runs `body` however the promise settles, then passes the result on unchanged.
     ///
+    /// `body` runs even when the chain is cancelled (also when the promise `ensure` returns,
+    /// or one after it, is the one cancelled): it runs once this promise has settled.
+    ///
     /// ```swift
     /// spinner.start()
     /// client.request(Feed.latest).ensure { spinner.stop() }.done { show($0) }.catch { show($0) }
@@ -173,7 +176,14 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        tap(on: queue) { _ in body() }
+        let child = Promise<Value>(upstream: self)
+        _observe(.callback { result in
+            queue.async {
+                body()  // unlike `tap`, no "child still pending?" check: clean-up always runs
+                child._resolve(result)
+            }
+        })
+        return child
     }
 
     /// Forgets the value: a `Promise<Void>` settled when this one is.

@@ -132,48 +132,60 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @discardableResult
     func _resolve(_ result: Result<Value, any Error>) -> Bool {
         guard let observers = state.withLock({ $0.settle(result) }) else { return false }
-        Promise._deliver(observers, result)
+        Promise._deliver(observers, of: self, result)
         return true
     }
 
     /// Registers an observer; when the promise is already settled the observer is
-    /// notified right away (callbacks then hop to their queue, so user code still runs later).
+    /// notified right away (callbacks then hop to their queue, so user code still runs later),
+    /// unless the settling thread is still notifying earlier observers: then it is queued
+    /// behind them, to keep attachment order.
     @inlinable
     func _observe(_ observer: PromiseObserver<Value>) {
         let settled: Result<Value, any Error>? = state.withLock { state in
-            if let result = state.result { return result }
-            state.observers.append(observer)
-            return nil
+            guard let result = state.result, !state.isDelivering else {
+                state.observers.append(observer)
+                return nil
+            }
+            return result
         }
-        if let settled { Promise._deliver(.one(observer), settled) }
+        if let settled { Promise._deliver(.one(observer), of: nil, settled) }
     }
 
     /// Notifies observers in a loop. A pipe settles its target and queues the target's own
     /// observers here instead of recursing, so a 100 000-link chain uses constant stack.
+    /// `owner` is the promise that just settled with `first` as its observers (`nil` for a
+    /// single late observer): observers attached to it meanwhile are notified here too.
     @inlinable
-    static func _deliver(_ first: PromiseObservers<Value>, _ result: Result<Value, any Error>) {
-        var next: PromiseObservers<Value>? = first
-        var backlog: [PromiseObservers<Value>] = []
-        while let observers = next {
+    static func _deliver(
+        _ first: PromiseObservers<Value>, of owner: Promise<Value>?, _ result: Result<Value, any Error>
+    ) {
+        var next: (observers: PromiseObservers<Value>, owner: Promise<Value>?)? = (first, owner)
+        var backlog: [(observers: PromiseObservers<Value>, owner: Promise<Value>?)] = []
+        while let (observers, owner) = next {
             switch observers {
             case .none: break
             case .one(let observer): _notify(observer, result, &backlog)
             case .many(let list): for observer in list { _notify(observer, result, &backlog) }
             }
-            next = backlog.popLast()
+            if let owner, !observers.isEmpty, let late = owner.state.withLock({ $0.takeLateObservers() }) {
+                next = (late, owner)
+            } else {
+                next = backlog.popLast()
+            }
         }
     }
 
     @inlinable
     static func _notify(
         _ observer: PromiseObserver<Value>, _ result: Result<Value, any Error>,
-        _ backlog: inout [PromiseObservers<Value>]
+        _ backlog: inout [(observers: PromiseObservers<Value>, owner: Promise<Value>?)]
     ) {
         switch observer {
         case .callback(let body):
             body(result)
         case .pipe(let target):
-            if let more = target.state.withLock({ $0.settle(result) }) { backlog.append(more) }
+            if let more = target.state.withLock({ $0.settle(result) }) { backlog.append((more, target)) }
         }
     }
 

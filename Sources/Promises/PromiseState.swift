@@ -19,6 +19,12 @@ enum PromiseObservers<Value: Sendable>: Sendable {
     case many([PromiseObserver<Value>])
 
     @inlinable
+    var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
+    @inlinable
     mutating func append(_ observer: PromiseObserver<Value>) {
         switch self {
         case .none: self = .one(observer)
@@ -34,9 +40,13 @@ enum PromiseObservers<Value: Sendable>: Sendable {
 /// Something a cancellation can travel to: the promise a derived promise was made from.
 @usableFromInline
 protocol PromiseUpstream: AnyObject, Sendable {
-    /// Settles the receiver with `error` if it is pending, runs its cancel hooks, and returns
-    /// the next promise upstream so that the caller can continue in a loop.
-    func _abort(with error: PromiseError) -> (any PromiseUpstream)?
+    /// Settles the receiver with `error` if it is pending, runs its cancel hooks, appends the
+    /// notification of its observers to `deliveries` (the caller runs them once every hook up
+    /// the chain ran), and returns the next promise upstream so that the caller can continue
+    /// in a loop.
+    func _abort(
+        with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
+    ) -> (any PromiseUpstream)?
 }
 
 /// Everything mutable about one promise; it lives inside the promise's lock.
@@ -49,6 +59,10 @@ struct PromiseState<Value: Sendable>: Sendable {
     @usableFromInline var upstream: (any PromiseUpstream)?
     /// Producer hooks registered with `Resolver.onCancel`.
     @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
+    /// `true` from the moment a promise with observers settles until the settling thread has
+    /// notified all of them. Observers attached meanwhile are queued behind the others (and
+    /// notified by that thread), so handlers sharing a serial queue run in attachment order.
+    @usableFromInline var isDelivering = false
 
     @inlinable init(result: Result<Value, any Error>? = nil, upstream: (any PromiseUpstream)? = nil) {
         self.result = result
@@ -58,6 +72,9 @@ struct PromiseState<Value: Sendable>: Sendable {
     /// Records `result` if pending and hands back what must run outside the lock.
     /// Everything that could keep other objects alive is dropped here, so a settled
     /// promise holds nothing but its result.
+    ///
+    /// When the returned observers are not empty, the caller must notify them and then call
+    /// ``takeLateObservers()`` until it returns `nil`.
     @inlinable
     mutating func settle(_ newResult: Result<Value, any Error>) -> PromiseObservers<Value>? {
         guard result == nil else { return nil }
@@ -66,6 +83,20 @@ struct PromiseState<Value: Sendable>: Sendable {
         observers = .none
         upstream = nil
         if !cancelHooks.isEmpty { cancelHooks = [] }
+        isDelivering = !taken.isEmpty
+        return taken
+    }
+
+    /// For the thread delivering a settled promise's result: the observers attached since it
+    /// took the last batch, or `nil` (ending the delivery) when there are none.
+    @inlinable
+    mutating func takeLateObservers() -> PromiseObservers<Value>? {
+        guard !observers.isEmpty else {
+            isDelivering = false
+            return nil
+        }
+        let taken = observers
+        observers = .none
         return taken
     }
 }
