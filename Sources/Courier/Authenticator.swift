@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+/// Adds credentials to requests and renews them when the server rejects them.
+///
+/// The client calls ``apply(to:)`` as each request leaves the pause gate (so requests held
+/// during a refresh go out with the new credential), only for endpoints whose
+/// ``Endpoint/requiresAuthentication`` is `true`. When a response is an authentication
+/// failure (``isAuthenticationFailure(_:)``) the client asks for a ``refresh(failedCredential:)``.
+///
+/// ```swift
+/// struct APIKeyAuthenticator: Authenticator {
+///     let key: String
+///     func apply(to request: URLRequest) -> URLRequest {
+///         var request = request
+///         request.setValue(key, forHTTPHeaderField: "X-Api-Key")
+///         return request
+///     }
+///     func refresh(failedCredential: String?) -> Promise<Void> {
+///         Promise(error: NetworkError.invalidRequest(reason: "API keys cannot be refreshed"))
+///     }
+/// }
+/// ```
+public protocol Authenticator: Sendable {
+    /// Returns `request` with the current credential added.
+    func apply(to request: URLRequest) -> URLRequest
+
+    /// Whether `response` means the credential was rejected. Default: status 401.
+    func isAuthenticationFailure(_ response: HTTPResponse) -> Bool
+
+    /// Which credential `request` carried (for example the token), so that a refresh is skipped
+    /// when a newer credential already replaced the one that failed. Default: `nil`.
+    func credentialIdentifier(of request: URLRequest) -> String?
+
+    /// Obtains a new credential.
+    ///
+    /// - Parameter failedCredential: The ``credentialIdentifier(of:)`` of the request that failed.
+    /// - Returns: A promise that fulfils once the new credential is in place, or rejects when
+    ///   no credential can be obtained.
+    func refresh(failedCredential: String?) -> Promise<Void>
+}
+
+extension Authenticator {
+    /// Default: `true` for status 401 Unauthorized.
+    public func isAuthenticationFailure(_ response: HTTPResponse) -> Bool {
+        response.statusCode == 401
+    }
+
+    /// Default: `nil` (the credential is not identified).
+    public func credentialIdentifier(of request: URLRequest) -> String? {
+        nil
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a transport may want to know about a request besides the `URLRequest` itself.
+///
+/// Built by the client for every attempt; a stub transport uses ``sampleData`` and
+/// ``scheduler`` to answer with the endpoint's sample body on the client's clock.
+public struct TransportContext: Sendable {
+    /// The endpoint's method.
+    public let method: HTTPMethod
+    /// The endpoint's `path` exactly as written (before it was joined to the base URL).
+    public let endpointPath: String
+    /// The endpoint's ``Endpoint/sampleData``.
+    public let sampleData: Data
+    /// The client's scheduler (``NetworkClient/Configuration/scheduler``), for simulated delays.
+    public let scheduler: any RequestScheduler
+    /// The largest response body, in bytes, the client accepts.
+    public let maximumResponseSize: Int
+
+    /// Creates a context.
+    ///
+    /// - Parameters:
+    ///   - method: The endpoint's method.
+    ///   - endpointPath: The endpoint's path as written.
+    ///   - sampleData: The endpoint's sample data. Default: empty.
+    ///   - scheduler: The clock for simulated delays. Default: ``DispatchScheduler``.
+    ///   - maximumResponseSize: The body size limit in bytes. Default: 50 MiB.
+    public init(
+        method: HTTPMethod,
+        endpointPath: String,
+        sampleData: Data = Data(),
+        scheduler: any RequestScheduler = DispatchScheduler(),
+        maximumResponseSize: Int = 50 * 1024 * 1024
+    ) {
+        self.method = method
+        self.endpointPath = endpointPath
+        self.sampleData = sampleData
+        self.scheduler = scheduler
+        self.maximumResponseSize = maximumResponseSize
+    }
+}
+
+/// A request a transport has started; the client cancels it on timeout or when the caller cancels.
+public protocol TransportTask: Sendable {
+    /// Stops the request. Calling it after the request completed, or twice, does nothing.
+    func cancel()
+}
+
+/// Sends one HTTP request and reports the response: the only step that differs between the
+/// network (``URLSessionTransport``), stubs, and any other HTTP engine you plug in.
+///
+/// Everything else (building, the pause gate, credentials, plugins, the deadline, status
+/// classification, retries, decoding) is done by ``NetworkClient`` around the transport.
+///
+/// ```swift
+/// struct EchoTransport: HTTPTransport {
+///     struct Task: TransportTask { func cancel() {} }
+///     func send(_ request: URLRequest, context: TransportContext,
+///               completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) -> any TransportTask {
+///         completion(.success(HTTPResponse(statusCode: 200, body: request.httpBody ?? Data(), url: request.url)))
+///         return Task()
+///     }
+/// }
+/// let client = NetworkClient(configuration: .init(baseURL: url), transport: EchoTransport())
+/// ```
+public protocol HTTPTransport: Sendable {
+    /// Starts sending `request`.
+    ///
+    /// - Parameters:
+    ///   - request: The request exactly as it should go out (credentials and plugins applied).
+    ///   - context: Facts about the endpoint and the client's limits.
+    ///   - completion: Call it exactly once with any HTTP response (whatever its status) or with
+    ///     the error that prevented one, on any thread, possibly before `send` returns.
+    ///     After the task was cancelled, report `URLError(.cancelled)` or nothing at all: the
+    ///     client settles a cancelled request itself and ignores late completions.
+    /// - Returns: A handle the client uses to cancel the request.
+    func send(
+        _ request: URLRequest,
+        context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask
+}

@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient {
+    /// Everything a ``NetworkClient`` needs to know; every property except ``baseURL`` has a default.
+    ///
+    /// ```swift
+    /// var configuration = NetworkClient.Configuration(baseURL: URL(string: "https://api.example.com/v1")!)
+    /// configuration.defaultHeaders["User-Agent"] = "MyApp/1.0"
+    /// configuration.timeout = 15
+    /// configuration.plugins = [LoggingPlugin()]
+    /// let client = NetworkClient(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The URL every endpoint path is appended to, with exactly one "/" between them.
+        /// It must have a scheme and a host; its own query items are kept.
+        public var baseURL: URL
+
+        /// Headers sent with every request; an endpoint's header of the same name (in any case)
+        /// wins. Default: `["Accept": "application/json"]`.
+        public var defaultHeaders: [String: String]
+
+        /// Seconds a request may take when its endpoint sets no ``Endpoint/timeout``. Default: 60.
+        ///
+        /// The clock starts when the request is issued, so time spent held by ``NetworkClient/pause()``
+        /// counts (a held request cannot wait forever). Each retry gets a fresh timeout.
+        public var timeout: TimeInterval
+
+        /// The cache policy of every request. Default: `.useProtocolCachePolicy`.
+        public var cachePolicy: URLRequest.CachePolicy
+
+        /// Where completion handlers of ``NetworkClient/request(_:completion:)`` run.
+        ///
+        /// Default: a private serial queue labelled `courier.callbacks`, shared by all clients.
+        /// It is deliberately not the main queue (command-line programs and servers never service
+        /// the main queue); apps that update UI pass `.main`.
+        public var callbackQueue: DispatchQueue
+
+        /// Decodes response bodies into `Decodable` endpoint responses. Default: `JSONDecoder()`.
+        public var decoder: JSONDecoder
+
+        /// Encodes `.json` request bodies. Default: `JSONEncoder()`.
+        public var encoder: JSONEncoder
+
+        /// Plugins that see every request and every attempt's result, in order. Default: none.
+        public var plugins: [any RequestPlugin]
+
+        /// Adds credentials and refreshes them. Default: `nil`, no authentication.
+        public var authenticator: (any Authenticator)?
+
+        /// Reads the server's error details from a failed response. Default: ``ServerMetadata/parse(_:)``.
+        public var errorMetadataParser: @Sendable (HTTPResponse) -> ServerMetadata?
+
+        /// The largest response body, in bytes, that is accepted; a larger one fails the request
+        /// with ``NetworkError/invalidRequest(reason:)``. Default: 50 MiB.
+        public var maximumResponseSize: Int
+
+        /// The clock for request deadlines and retry delays. Default: ``DispatchScheduler``.
+        public var scheduler: any RequestScheduler
+
+        /// Creates a configuration with defaults for everything but the base URL.
+        ///
+        /// - Parameter baseURL: The URL endpoint paths are appended to, e.g. `https://api.example.com/v1`.
+        public init(baseURL: URL) {
+            self.baseURL = baseURL
+            defaultHeaders = ["Accept": "application/json"]
+            timeout = 60
+            cachePolicy = .useProtocolCachePolicy
+            callbackQueue = Configuration.defaultCallbackQueue
+            decoder = JSONDecoder()
+            encoder = JSONEncoder()
+            plugins = []
+            authenticator = nil
+            errorMetadataParser = { ServerMetadata.parse($0) }
+            maximumResponseSize = 50 * 1024 * 1024
+            scheduler = DispatchScheduler()
+        }
+
+        /// The default ``callbackQueue``: serial, private to Courier, never the main queue.
+        static let defaultCallbackQueue = DispatchQueue(label: "courier.callbacks")
+    }
+}

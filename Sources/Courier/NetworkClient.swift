@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+/// Sends requests described by ``Endpoint`` values and delivers typed results, as a promise,
+/// with `async`/`await`, or to a completion handler. All three share one pipeline:
+///
+/// 1. build the `URLRequest` (``makeURLRequest(for:)``),
+/// 2. pass the pause gate (``pause()``/``resume()``),
+/// 3. apply the authenticator's credential and the plugins,
+/// 4. send it through the transport, with one deadline per attempt,
+/// 5. classify the status (2xx succeeds; see ``NetworkError``),
+/// 6. react: authentication failure, retry per the endpoint's ``RetryPolicy``,
+/// 7. decode the body into `E.Response`,
+/// 8. deliver.
+///
+/// ```swift
+/// struct User: Decodable, Sendable { let id: Int; let name: String }
+/// struct GetUser: Endpoint {
+///     typealias Response = User
+///     let id: Int
+///     var path: String { "users/\(id)" }
+/// }
+///
+/// let client = NetworkClient(baseURL: URL(string: "https://api.example.com/v1")!)
+/// client.request(GetUser(id: 42)).done { user in print(user.name) }.catch { print($0) }
+/// let user = try await client.send(GetUser(id: 42))
+/// ```
+///
+/// A client is thread-safe. When it is released, requests it still holds paused settle with
+/// ``NetworkError/cancelled``; requests already in flight finish normally.
+public final class NetworkClient: Sendable {
+    let core: ClientCore
+
+    /// The configuration the client was created with.
+    public var configuration: Configuration { core.configuration }
+
+    /// Creates a client that sends requests over `URLSession` (a ``URLSessionTransport`` with an
+    /// ephemeral session configuration).
+    ///
+    /// - Parameter configuration: The base URL, headers, timeout, plugins, authenticator and so on.
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, transport: URLSessionTransport())
+    }
+
+    /// Creates a client that sends requests through `transport`: a stub, a recording test
+    /// double, or another HTTP engine.
+    ///
+    /// - Parameters:
+    ///   - configuration: The base URL, headers, timeout, plugins, authenticator and so on.
+    ///   - transport: What sends each request.
+    public init(configuration: Configuration, transport: any HTTPTransport) {
+        core = ClientCore(configuration: configuration, transport: transport)
+    }
+
+    /// Creates a client for `baseURL` with the default configuration and the `URLSession` transport.
+    ///
+    /// - Parameter baseURL: The URL endpoint paths are appended to.
+    public convenience init(baseURL: URL) {
+        self.init(configuration: Configuration(baseURL: baseURL))
+    }
+
+    deinit {
+        core.gate.close()
+    }
+
+    /// The request that would be sent for `endpoint`, minus credentials (the authenticator and
+    /// plugins are applied later, when the request leaves the pause gate).
+    ///
+    /// - URL: the base URL's path and the endpoint's path joined with exactly one "/"
+    ///   (an empty path keeps the base URL as it is); characters not allowed in a path, such as
+    ///   spaces, are percent-encoded (existing `%XX` escapes are kept); query items are appended
+    ///   after any query of the base URL, percent-encoded, with "+" sent as `%2B`.
+    /// - Headers: ``Configuration/defaultHeaders``, then the body's `Content-Type`, then the
+    ///   endpoint's ``Endpoint/headers``; a later source wins over an earlier one for the same
+    ///   name in any letter case.
+    /// - Body: the encoded ``Endpoint/body``.
+    /// - Timeout: ``Endpoint/timeout``, or else ``Configuration/timeout``.
+    /// - Cache policy: ``Configuration/cachePolicy``.
+    ///
+    /// ```swift
+    /// let request = try client.makeURLRequest(for: GetUser(id: 42))
+    /// print(request.url!)   // https://api.example.com/v1/users/42
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when the base URL has no scheme or host,
+    ///   the path has a ".." segment, the timeout is not positive, or the body cannot be encoded.
+    public func makeURLRequest<E: Endpoint>(for endpoint: E) throws -> URLRequest {
+        try core.builder.makeURLRequest(for: endpoint)
+    }
+
+    // MARK: Traffic control
+
+    /// Holds every request that has not left the client's queue yet (new ones included) until
+    /// ``resume()``. Pauses are counted: two pauses need two resumes.
+    ///
+    /// Endpoints with ``Endpoint/requiresAuthentication`` set to `false` are never held (that is
+    /// the lane a credential refresh uses). A held request's timeout keeps running, and a held
+    /// request can be cancelled: it then fails with ``NetworkError/cancelled`` at once and is
+    /// never sent.
+    public func pause() {
+        core.gate.pause()
+    }
+
+    /// Balances one ``pause()``. When the last pause is balanced, held requests leave in the
+    /// order they were issued. A resume without a matching pause does nothing.
+    public func resume() {
+        core.gate.resume()
+    }
+
+    /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.
+    public var isPaused: Bool {
+        core.gate.isPaused
+    }
+}

@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+extension RequestExecution {
+    // MARK: Classify and react
+
+    /// Step 5 and 6: classify the attempt's result, tell the plugins, then decide.
+    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest) {
+        let configuration = core.configuration
+        let classified: Result<HTTPResponse, NetworkError>
+        switch result {
+        case .success(let response):
+            if let error = NetworkError.classify(response, parser: configuration.errorMetadataParser) {
+                classified = .failure(error)
+            } else {
+                classified = .success(response)
+            }
+        case .failure(let error):
+            classified = .failure(NetworkError.fromTransport(error))
+        }
+        for plugin in configuration.plugins { plugin.didReceive(classified, for: sent) }
+
+        if case .success(let response) = result, requiresAuthentication,
+           let authenticator = configuration.authenticator, authenticator.isAuthenticationFailure(response) {
+            let error: NetworkError
+            switch classified {
+            case .failure(let classifiedError): error = classifiedError
+            case .success: error = .clientError(
+                statusCode: response.statusCode, metadata: configuration.errorMetadataParser(response), response: response)
+            }
+            handleAuthenticationFailure(error, response: response, request: sent, authenticator: authenticator)
+            return
+        }
+
+        switch classified {
+        case .success(let response): deliver(response)
+        case .failure(let error): retryOrFail(error)
+        }
+    }
+
+    /// The seam for the credential refresh: called when the authenticator recognises `response`
+    /// as an authentication failure on an endpoint that requires authentication.
+    ///
+    /// For now the request fails with `error`. The refresh flow replaces this body: refresh
+    /// (single flight, traffic paused), then ``replayAfterAuthentication()`` once, or
+    /// ``fail(_:)`` with ``NetworkError/authenticationFailed(underlying:)``. The execution
+    /// stays in the evaluating phase meanwhile, so a cancellation still settles it at once.
+    ///
+    /// - Parameters:
+    ///   - error: The classified error of the response (usually a 401 ``NetworkError/clientError``).
+    ///   - response: The response that was recognised as an authentication failure.
+    ///   - request: The request as sent, credentials included (see ``Authenticator/credentialIdentifier(of:)``).
+    ///   - authenticator: The client's authenticator.
+    func handleAuthenticationFailure(
+        _ error: NetworkError, response: HTTPResponse, request: URLRequest, authenticator: any Authenticator
+    ) {
+        fail(error)
+    }
+
+    /// How many times the request was replayed after an authentication failure.
+    var authenticationReplayCount: Int {
+        state.withLock { $0.authenticationReplays }
+    }
+
+    /// Runs the request again from the gate (fresh credential, fresh deadline) without using a
+    /// retry. Returns `false` when it had settled (for example it was cancelled meanwhile).
+    @discardableResult
+    func replayAfterAuthentication() -> Bool {
+        let allowed = state.withLock { state -> Bool in
+            guard case .evaluating = state.phase else { return false }
+            state.authenticationReplays += 1
+            return true
+        }
+        if allowed { beginAttempt() }
+        return allowed
+    }
+
+    /// Retries when the policy allows it, otherwise fails with `error`. Never retries a cancellation.
+    func retryOrFail(_ error: NetworkError) {
+        guard let policy = retryPolicy, !error.isCancelled, policy.shouldRetry(error, method: method) else {
+            fail(error)
+            return
+        }
+        let plan = state.withLock { state -> (retry: Int, attempt: Int)? in
+            guard case .evaluating = state.phase, state.retriesUsed < policy.maximumRetryCount else { return nil }
+            state.retriesUsed += 1
+            state.phase = .waitingToRetry(nil)
+            return (state.retriesUsed, state.attempt)
+        }
+        guard let plan else {
+            fail(error)
+            return
+        }
+        let delay = policy.delay(beforeRetry: plan.retry, after: error)
+        let work = core.configuration.scheduler.schedule(after: delay) { [self] in
+            retryDelayElapsed(attempt: plan.attempt)
+        }
+        let stale = state.withLock { state -> Bool in
+            guard state.attempt == plan.attempt, case .waitingToRetry(nil) = state.phase else { return true }
+            state.phase = .waitingToRetry(work)
+            return false
+        }
+        if stale { work.cancel() }
+    }
+
+    private func retryDelayElapsed(attempt: Int) {
+        let due = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
+            state.phase = .evaluating
+            return true
+        }
+        if due { beginAttempt() }
+    }
+
+    // MARK: Decode and deliver
+
+    /// Step 7: decodes off the gate's queue (a transport may complete inside `send`, which runs there).
+    private func deliver(_ response: HTTPResponse) {
+        if needsDecoding && RequestGate.isOnGateQueue {
+            DispatchQueue.global().async { [self] in settle(decode(response)) }
+        } else {
+            settle(decode(response))
+        }
+    }
+
+    /// Settles the request with `error`, unless it already settled.
+    func fail(_ error: NetworkError) {
+        settle(.failure(error))
+    }
+
+    /// Step 8: settles exactly once.
+    private func settle(_ result: Result<Response, NetworkError>) {
+        let deadline = state.withLock { state -> ScheduledWork?? in
+            guard !state.phase.isFinished else { return nil }
+            state.phase = .finished
+            defer { state.deadline = nil }
+            return .some(state.deadline)
+        }
+        guard let deadline else { return }
+        deadline?.cancel()
+        switch result {
+        case .success(let value): resolver.fulfill(value)
+        case .failure(let error): resolver.reject(error)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+/// What every request of one client shares: configuration, builder, gate and transport.
+///
+/// Requests hold the core, not the ``NetworkClient``, so a client can go away (and close its
+/// gate) while requests are still held or in flight.
+final class ClientCore: Sendable {
+    let configuration: NetworkClient.Configuration
+    let builder: RequestBuilder
+    let gate: RequestGate
+    let transport: any HTTPTransport
+
+    init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
+        self.configuration = configuration
+        self.builder = RequestBuilder(configuration: configuration)
+        self.gate = RequestGate()
+        self.transport = transport
+    }
+}
+
+/// One request's life, steps 2 to 8: enqueue at the gate, apply credentials and plugins, send
+/// with a deadline, classify, react (authentication failure, retry), decode and deliver.
+///
+/// Every event (gate release, transport completion, deadline, retry timer, cancellation)
+/// takes the lock once, checks the phase and the attempt number it belongs to, and decides
+/// what to do; the side effects run after the lock is released. An event that belongs to an
+/// earlier attempt, or arrives after the request settled, is ignored, so the request settles
+/// exactly once.
+final class RequestExecution<Response: Sendable>: GatedRequest, Sendable {
+    let core: ClientCore
+    let endpoint: any Endpoint
+    let request: URLRequest
+    let method: HTTPMethod
+    let timeout: TimeInterval
+    let retryPolicy: RetryPolicy?
+    let requiresAuthentication: Bool
+    let bypassesPause: Bool
+    let context: TransportContext
+    let decode: @Sendable (HTTPResponse) -> Result<Response, NetworkError>
+    /// `false` when `decode` only passes the response through, so it may run anywhere.
+    let needsDecoding: Bool
+    let resolver: Resolver<Response>
+    let state = Protected(State())
+
+    enum Phase: Sendable {
+        /// Waiting at the gate (held or on its queue).
+        case queued(ticket: UInt64)
+        /// Left the gate: credentials and plugins are being applied, `send` is being called.
+        case preparing
+        /// The transport has the request.
+        case sending(any TransportTask)
+        /// The attempt ended; its outcome is being evaluated (retry, decode).
+        case evaluating
+        /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
+        case waitingToRetry((ScheduledWork)?)
+        /// Settled: every later event is ignored.
+        case finished
+    }
+
+    /// What a deadline does once it fired.
+    enum DeadlineAction {
+        case withdraw(UInt64)
+        case cancel(any TransportTask, URLRequest?)
+    }
+
+    struct State: Sendable {
+        var phase: Phase = .evaluating
+        /// Counts attempts; events carry the attempt they belong to.
+        var attempt = 0
+        var retriesUsed = 0
+        var authenticationReplays = 0
+        var deadline: ScheduledWork?
+        /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
+        var deadlinePassedWhilePreparing = false
+        /// The current attempt's request as sent (after credentials and plugins).
+        var sentRequest: URLRequest?
+    }
+
+    init<E: Endpoint>(
+        core: ClientCore, endpoint: E, request: URLRequest, resolver: Resolver<Response>,
+        needsDecoding: Bool = true,
+        decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
+    ) {
+        self.core = core
+        self.endpoint = endpoint
+        self.request = request
+        self.method = endpoint.method
+        self.timeout = request.timeoutInterval
+        self.retryPolicy = endpoint.retryPolicy
+        self.requiresAuthentication = endpoint.requiresAuthentication
+        self.bypassesPause = !endpoint.requiresAuthentication
+        self.context = TransportContext(
+            method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
+            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize)
+        self.decode = decode
+        self.needsDecoding = needsDecoding
+        self.resolver = resolver
+    }
+
+    // MARK: Enqueue
+
+    /// Starts the first attempt.
+    func start() {
+        beginAttempt()
+    }
+
+    /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,
+    /// so a pause holds them like new requests.
+    func beginAttempt() {
+        let ticket = core.gate.makeTicket()
+        let attempt = state.withLock { state -> Int? in
+            if case .finished = state.phase { return nil }
+            state.attempt += 1
+            state.phase = .queued(ticket: ticket)
+            state.deadlinePassedWhilePreparing = false
+            state.sentRequest = nil
+            return state.attempt
+        }
+        guard let attempt else { return }
+        let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
+            deadlineFired(attempt: attempt)
+        }
+        let stale = state.withLock { state -> Bool in
+            guard state.attempt == attempt, !state.phase.isFinished else { return true }
+            state.deadline = deadline
+            return false
+        }
+        if stale { deadline.cancel() }
+        core.gate.submit(self, ticket: ticket)
+    }
+
+    // MARK: Dequeue and transport
+
+    /// Runs on the gate's queue when the attempt leaves the gate.
+    func passGate(ticket: UInt64) {
+        let attempt = state.withLock { state -> Int? in
+            guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
+            state.phase = .preparing
+            return state.attempt
+        }
+        guard let attempt else { return }
+
+        let configuration = core.configuration
+        var outgoing = request
+        if requiresAuthentication, let authenticator = configuration.authenticator {
+            outgoing = authenticator.apply(to: outgoing)
+        }
+        for plugin in configuration.plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
+        for plugin in configuration.plugins { plugin.willSend(outgoing) }
+        let sent = outgoing
+        state.withLock { state in
+            if state.attempt == attempt { state.sentRequest = sent }
+        }
+
+        let task = core.transport.send(sent, context: context) { [self] result in
+            transportCompleted(result, attempt: attempt, request: sent)
+        }
+
+        let timedOut = state.withLock { state -> Bool? in
+            guard state.attempt == attempt, case .preparing = state.phase else { return nil }
+            if state.deadlinePassedWhilePreparing {
+                state.phase = .evaluating
+                state.deadline = nil
+                return true
+            }
+            state.phase = .sending(task)
+            return false
+        }
+        switch timedOut {
+        case false?:
+            break
+        case true?:
+            task.cancel()
+            attemptTimedOut(sent: sent)
+        case nil:
+            // Cancelled, or completed inside `send`: cancelling a finished task does nothing.
+            task.cancel()
+        }
+    }
+
+    /// The transport's answer for `attempt`.
+    private func transportCompleted(_ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest) {
+        let deadline = state.withLock { state -> ScheduledWork?? in
+            guard state.attempt == attempt else { return nil }
+            switch state.phase {
+            case .preparing, .sending:
+                state.phase = .evaluating
+                defer { state.deadline = nil }
+                return .some(state.deadline)
+            default:
+                return nil
+            }
+        }
+        guard let deadline else { return }  // late: the request timed out or was cancelled
+        deadline?.cancel()
+        evaluate(result, request: sent)
+    }
+
+    // MARK: Deadline and cancellation
+
+    private func deadlineFired(attempt: Int) {
+        let action = state.withLock { state -> DeadlineAction? in
+            guard state.attempt == attempt else { return nil }
+            switch state.phase {
+            case .queued(let ticket):
+                state.phase = .evaluating
+                state.deadline = nil
+                return .withdraw(ticket)
+            case .preparing:
+                state.deadlinePassedWhilePreparing = true
+                return nil
+            case .sending(let task):
+                state.phase = .evaluating
+                state.deadline = nil
+                return .cancel(task, state.sentRequest)
+            case .evaluating, .waitingToRetry, .finished:
+                return nil
+            }
+        }
+        switch action {
+        case .withdraw(let ticket)?:
+            core.gate.withdraw(ticket: ticket)
+            attemptTimedOut(sent: nil)
+        case .cancel(let task, let sent)?:
+            task.cancel()
+            attemptTimedOut(sent: sent)
+        case nil:
+            break
+        }
+    }
+
+    /// The attempt ran out of time; plugins hear of it if it had been sent.
+    private func attemptTimedOut(sent: URLRequest?) {
+        let error = NetworkError.timedOut
+        if let sent {
+            for plugin in core.configuration.plugins { plugin.didReceive(.failure(error), for: sent) }
+        }
+        retryOrFail(error)
+    }
+
+    /// Stops the request wherever it is (held, in flight, waiting to retry, decoding) and
+    /// settles it with ``NetworkError/cancelled``. Does nothing once it settled.
+    func cancel() {
+        abandon()
+    }
+
+    /// The client went away while the request was held.
+    func gateClosed() {
+        abandon()
+    }
+
+    private func abandon() {
+        let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
+            guard !state.phase.isFinished else { return nil }
+            let previous = state.phase
+            state.phase = .finished
+            defer { state.deadline = nil }
+            return (previous, state.deadline, state.sentRequest)
+        }
+        guard let (previous, deadline, sent) = taken else { return }
+        deadline?.cancel()
+        switch previous {
+        case .queued(let ticket):
+            core.gate.withdraw(ticket: ticket)
+        case .sending(let task):
+            task.cancel()
+            if let sent {
+                for plugin in core.configuration.plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
+            }
+        case .waitingToRetry(let work):
+            work?.cancel()
+        case .preparing, .evaluating, .finished:
+            break
+        }
+        resolver.reject(NetworkError.cancelled)
+    }
+}
+
+extension RequestExecution.Phase {
+    var isFinished: Bool {
+        if case .finished = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,132 @@
+import Dispatch
+
+/// What the gate needs from a request waiting to leave it.
+protocol GatedRequest: AnyObject, Sendable {
+    /// `true` for requests that no pause holds (endpoints with `requiresAuthentication == false`).
+    var bypassesPause: Bool { get }
+    /// Called on the gate's queue when the request leaves the gate.
+    func passGate(ticket: UInt64)
+    /// Called when the client went away while the request was held: it will never be released.
+    func gateClosed()
+}
+
+/// The pausable queue every request passes before it is sent: a serial `DispatchQueue` plus a
+/// counted pause.
+///
+/// - ``pause()`` increments the count and ``resume()`` decrements it; an extra resume is
+///   ignored, so the count never goes negative. `DispatchQueue.suspend()` is not used because
+///   libdispatch crashes on an unbalanced resume or on releasing a suspended queue.
+/// - While the count is above zero, requests that reach the gate are held in issue order;
+///   when it returns to zero they are released in that order.
+/// - A request is checked again when it leaves the queue, so a pause also holds requests that
+///   were submitted just before it but had not left yet.
+/// - Requests whose endpoint does not require authentication bypass every pause (the lane a
+///   credential refresh uses; simpler than telling apart who paused).
+/// - A held request can be withdrawn (cancelled or timed out); it then never leaves the gate.
+final class RequestGate: Sendable {
+    /// Marks the gate's queue so work can tell whether it runs there.
+    static let queueKey = DispatchSpecificKey<Bool>()
+
+    /// The serial queue requests leave the gate on.
+    let queue: DispatchQueue
+    private let state = Protected(GateState())
+
+    private struct GateState: Sendable {
+        var pauseCount = 0
+        var nextTicket: UInt64 = 0
+        var held: [UInt64: any GatedRequest] = [:]
+        var isClosed = false
+    }
+
+    init(label: String = "courier.gate") {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: RequestGate.queueKey, value: true)
+    }
+
+    /// `true` when the caller runs on a gate's queue.
+    static var isOnGateQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == true
+    }
+
+    /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.
+    var isPaused: Bool {
+        state.withLock { $0.pauseCount > 0 }
+    }
+
+    /// Holds every request that has not left the gate yet. Counted: each pause needs a resume.
+    func pause() {
+        state.withLock { $0.pauseCount += 1 }
+    }
+
+    /// Balances one ``pause()``; at zero the held requests leave in issue order.
+    /// A resume without a pause does nothing.
+    func resume() {
+        let released = state.withLock { state -> [(UInt64, any GatedRequest)] in
+            guard state.pauseCount > 0 else { return [] }
+            state.pauseCount -= 1
+            guard state.pauseCount == 0, !state.held.isEmpty else { return [] }
+            let released = state.held.sorted { $0.key < $1.key }
+            state.held = [:]
+            return released
+        }
+        guard !released.isEmpty else { return }
+        queue.async { [self] in
+            for (ticket, request) in released { leave(ticket, request) }
+        }
+    }
+
+    /// A ticket for the next submission; tickets order held requests.
+    func makeTicket() -> UInt64 {
+        state.withLock { state in
+            state.nextTicket &+= 1
+            return state.nextTicket
+        }
+    }
+
+    /// Puts `request` through the gate: held while paused, otherwise sent to the queue.
+    func submit(_ request: any GatedRequest, ticket: UInt64) {
+        switch admit(request, ticket: ticket) {
+        case .pass: queue.async { [self] in leave(ticket, request) }
+        case .held: break
+        case .closed: request.gateClosed()
+        }
+    }
+
+    /// Removes a held request so that it never leaves. Does nothing if it is not held.
+    func withdraw(ticket: UInt64) {
+        _ = state.withLock { $0.held.removeValue(forKey: ticket) }
+    }
+
+    /// Called when the client goes away: held requests are told the gate closed, and from now
+    /// on a request that would be held is told so at once (nobody is left to resume).
+    func close() {
+        let stranded = state.withLock { state -> [any GatedRequest] in
+            state.isClosed = true
+            let stranded = state.held.sorted { $0.key < $1.key }.map(\.value)
+            state.held = [:]
+            return stranded
+        }
+        for request in stranded { request.gateClosed() }
+    }
+
+    private enum Admission { case pass, held, closed }
+
+    private func admit(_ request: any GatedRequest, ticket: UInt64) -> Admission {
+        guard !request.bypassesPause else { return .pass }
+        return state.withLock { state in
+            guard state.pauseCount > 0 else { return .pass }
+            if state.isClosed { return .closed }
+            state.held[ticket] = request
+            return .held
+        }
+    }
+
+    /// Runs on `queue`: the last check before the request leaves.
+    private func leave(_ ticket: UInt64, _ request: any GatedRequest) {
+        switch admit(request, ticket: ticket) {
+        case .pass: request.passGate(ticket: ticket)
+        case .held: break
+        case .closed: request.gateClosed()
+        }
+    }
+}

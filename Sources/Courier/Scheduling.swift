@@ -1,0 +1,93 @@
+import Dispatch
+import Foundation
+
+/// Runs work after a delay: the clock behind every request deadline and every retry delay.
+///
+/// The client uses ``DispatchScheduler`` unless ``NetworkClient/Configuration/scheduler`` names
+/// another; tests plug in a virtual clock to make timeouts and back-off instant and exact.
+///
+/// ```swift
+/// let work = scheduler.schedule(after: 2) { print("two seconds later") }
+/// work.cancel()   // it will not run
+/// ```
+public protocol RequestScheduler: Sendable {
+    /// Runs `work` once, `delay` seconds from now, on a thread of the scheduler's choosing.
+    ///
+    /// - Parameters:
+    ///   - delay: Seconds to wait; zero or less means "as soon as possible" (never inside this call);
+    ///     `.infinity` means never.
+    ///   - work: The work to run. It is not run if the returned ``ScheduledWork`` is cancelled first.
+    /// - Returns: A handle that cancels the work.
+    @discardableResult
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+}
+
+/// A handle to work given to a ``RequestScheduler``; ``cancel()`` stops it from running.
+public final class ScheduledWork: Sendable {
+    private let onCancel: Protected<(@Sendable () -> Void)?>
+
+    /// Creates a handle.
+    ///
+    /// - Parameter onCancel: What ``cancel()`` does the first time it is called, for example
+    ///   removing the work from a timer list. It runs at most once.
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Protected(onCancel)
+    }
+
+    /// Cancels the work if it has not run yet. Calling it again does nothing.
+    public func cancel() {
+        let action = onCancel.withLock { stored -> (@Sendable () -> Void)? in
+            defer { stored = nil }
+            return stored
+        }
+        action?()
+    }
+}
+
+/// The default ``RequestScheduler``: `DispatchQueue.asyncAfter` on a queue.
+///
+/// A cancelled deadline drops its work (and whatever the work captured) at once; only a
+/// few bytes stay queued until the original fire time.
+///
+/// ```swift
+/// var configuration = NetworkClient.Configuration(baseURL: url)
+/// configuration.scheduler = DispatchScheduler(queue: .global(qos: .utility))
+/// ```
+public struct DispatchScheduler: RequestScheduler {
+    private let queue: DispatchQueue
+
+    /// Creates a scheduler.
+    ///
+    /// - Parameter queue: Where scheduled work runs. Default: the global concurrent queue.
+    public init(queue: DispatchQueue = .global()) {
+        self.queue = queue
+    }
+
+    /// Runs `work` on the scheduler's queue after `delay` seconds, unless cancelled first.
+    @discardableResult
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        // A delay of `.infinity` (or beyond ~30 years) never fires: nothing is queued at all.
+        guard !(delay > 1e9) else { return ScheduledWork {} }
+        let slot = WorkSlot(work)
+        let seconds = delay > 0 ? delay : 0   // NaN and negatives: as soon as possible
+        queue.asyncAfter(deadline: .now() + seconds) { slot.take()?() }
+        return ScheduledWork { _ = slot.take() }
+    }
+}
+
+/// Holds scheduled work until it runs or is cancelled, whichever comes first.
+private final class WorkSlot: Sendable {
+    private let work: Protected<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = Protected(work)
+    }
+
+    /// Removes and returns the work; `nil` once it ran or was cancelled.
+    func take() -> (@Sendable () -> Void)? {
+        work.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Collects each task's response and body, applies the redirect and size rules, and reports
+/// the outcome to the task's completion handler exactly once.
+// @unchecked: NSObject subclasses cannot be checked; the only mutable state, `tasks`, lives in a
+// `Protected` lock-box and is touched only inside `withLock`.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct Entry: Sendable {
+        let originalURL: URL?
+        let maximumSize: Int
+        let completion: @Sendable (Result<HTTPResponse, any Error>) -> Void
+        var statusCode: Int?
+        var headers: [String: String] = [:]
+        var url: URL?
+        var body = Data()
+        /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
+        var failure: NetworkError?
+    }
+
+    private let tasks = Protected<[Int: Entry]>([:])
+
+    func register(
+        taskIdentifier: Int, originalURL: URL?, maximumSize: Int,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {
+        let entry = Entry(originalURL: originalURL, maximumSize: maximumSize, completion: completion)
+        tasks.withLock { $0[taskIdentifier] = entry }
+    }
+
+    private func fail(_ identifier: Int, with error: NetworkError) {
+        tasks.withLock { tasks in
+            if tasks[identifier]?.failure == nil { tasks[identifier]?.failure = error }
+        }
+    }
+
+    private static func tooLarge(_ limit: Int) -> NetworkError {
+        .invalidRequest(reason: "response larger than \(limit) bytes")
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let identifier = dataTask.taskIdentifier
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (key, value) in http?.allHeaderFields ?? [:] {
+            if let key = key as? String, let value = value as? String { headers[key] = value }
+        }
+        let limit = tasks.withLock { tasks -> Int? in
+            guard var entry = tasks[identifier] else { return nil }
+            entry.statusCode = http?.statusCode
+            entry.headers = headers
+            entry.url = response.url
+            let expected = response.expectedContentLength
+            if expected > Int64(entry.maximumSize) {
+                entry.failure = entry.failure ?? Self.tooLarge(entry.maximumSize)
+                tasks[identifier] = entry
+                return entry.maximumSize
+            }
+            if expected > 0 { entry.body.reserveCapacity(Int(expected)) }
+            tasks[identifier] = entry
+            return nil
+        }
+        completionHandler(limit == nil ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let identifier = dataTask.taskIdentifier
+        let overLimit = tasks.withLock { tasks -> Bool in
+            guard var entry = tasks[identifier], entry.failure == nil else { return false }
+            tasks[identifier] = nil  // avoid a copy-on-write of the body while appending
+            if entry.body.count + data.count > entry.maximumSize {
+                entry.failure = Self.tooLarge(entry.maximumSize)
+                entry.body = Data()
+                tasks[identifier] = entry
+                return true
+            }
+            entry.body.append(data)
+            tasks[identifier] = entry
+            return false
+        }
+        if overLimit { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        let identifier = task.taskIdentifier
+        let original = tasks.withLock { $0[identifier]?.originalURL } ?? task.originalRequest?.url
+        switch RedirectRule.decide(from: original, to: request) {
+        case .follow(let next):
+            completionHandler(next)
+        case .refuse(let error):
+            fail(identifier, with: error)
+            completionHandler(nil)
+            task.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let identifier = task.taskIdentifier
+        guard let entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        if let failure = entry.failure {
+            entry.completion(.failure(failure))
+        } else if let error {
+            entry.completion(.failure(error))
+        } else if let statusCode = entry.statusCode {
+            entry.completion(.success(HTTPResponse(
+                statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL)))
+        } else {
+            entry.completion(.failure(URLError(.badServerResponse)))
+        }
+    }
+}
+
+/// What to do with a redirect: same host keeps headers, another host loses the sensitive
+/// ones, https to http is refused.
+enum RedirectRule {
+    enum Decision {
+        case follow(URLRequest)
+        case refuse(NetworkError)
+    }
+
+    static func decide(from original: URL?, to next: URLRequest) -> Decision {
+        let fromScheme = original?.scheme?.lowercased()
+        let toScheme = next.url?.scheme?.lowercased()
+        if fromScheme == "https" && toScheme == "http" {
+            return .refuse(.invalidRequest(
+                reason: "redirect from https to http refused (\(next.url.map { Redaction.redact($0) } ?? "?"))"))
+        }
+        let fromHost = original?.host?.lowercased()
+        let toHost = next.url?.host?.lowercased()
+        guard fromHost != toHost else { return .follow(next) }
+        var stripped = next
+        for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isSensitive(headerName: name) {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
+        return .follow(stripped)
+    }
+}

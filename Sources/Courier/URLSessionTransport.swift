@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``HTTPTransport``: one `URLSession` with a delegate, shared by all requests of a client.
+///
+/// - Redirects to the same host keep every header. A redirect to another host drops
+///   `Authorization`, `Cookie`, `Proxy-Authorization` and every other header that
+///   ``NetworkError`` descriptions would redact (names containing "token", "secret" or "api-key"),
+///   because FoundationNetworking on Linux would forward them all.
+/// - A redirect from `https` to `http` is refused: the request fails with
+///   ``NetworkError/invalidRequest(reason:)`` rather than sending anything in clear text.
+/// - A body larger than ``TransportContext/maximumResponseSize`` is not read to the end: the
+///   task is cancelled and the request fails with
+///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes").
+/// - `URLError`s are reported as they are; the client maps them (`.timedOut` to
+///   ``NetworkError/timedOut``, `.cancelled` to ``NetworkError/cancelled``, others to
+///   ``NetworkError/transport(underlying:)``).
+///
+/// ```swift
+/// let configuration = URLSessionConfiguration.ephemeral
+/// configuration.httpMaximumConnectionsPerHost = 8
+/// let client = NetworkClient(configuration: .init(baseURL: url),
+///                            transport: URLSessionTransport(configuration: configuration))
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let delegate: URLSessionTransportDelegate
+
+    /// Creates a transport with its own `URLSession`.
+    ///
+    /// - Parameter configuration: The session configuration. Default: `.ephemeral` (no
+    ///   persistent cookies, cache or credentials).
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        let delegate = URLSessionTransportDelegate()
+        let queue = OperationQueue()
+        queue.name = "courier.urlsession"
+        queue.maxConcurrentOperationCount = 1
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        // Lets running tasks finish, then releases the delegate (a session retains it until then).
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Starts a data task for `request`; see ``HTTPTransport/send(_:context:completion:)``.
+    public func send(
+        _ request: URLRequest,
+        context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        let task = session.dataTask(with: request)
+        delegate.register(
+            taskIdentifier: task.taskIdentifier, originalURL: request.url,
+            maximumSize: context.maximumResponseSize, completion: completion)
+        task.resume()
+        return DataTaskHandle(task: task)
+    }
+}
+
+/// Cancels a `URLSessionDataTask`.
+// @unchecked: the only stored property is a constant reference to a URLSessionTask, whose
+// `cancel()` is documented as safe to call from any thread (and after completion it does nothing).
+private struct DataTaskHandle: TransportTask, @unchecked Sendable {
+    let task: URLSessionDataTask
+
+    func cancel() {
+        task.cancel()
+    }
+}
