@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import Courier
+import Promises
+
+/// A test-only transport that records every request and answers from a closure.
+///
+/// - `.immediate`: answers inside `send` (the hardest case for the pipeline's bookkeeping).
+/// - `.async`: answers from a global queue.
+/// - `.manual`: never answers by itself; the test calls ``complete(_:with:)``.
+// @unchecked: every mutable property is read and written only while holding `lock`.
+final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+    enum Mode: Sendable {
+        case immediate(@Sendable (URLRequest) -> Result<HTTPResponse, any Error>)
+        case async(@Sendable (URLRequest) -> Result<HTTPResponse, any Error>)
+        case manual
+    }
+
+    private let mode: Mode
+    private let lock = NSLock()
+    private var _requests: [URLRequest] = []
+    private var _contexts: [TransportContext] = []
+    private var _completions: [@Sendable (Result<HTTPResponse, any Error>) -> Void] = []
+    private var _cancelledIndices: [Int] = []
+    private let onSend: (@Sendable (Int) -> Void)?
+
+    init(_ mode: Mode, onSend: (@Sendable (Int) -> Void)? = nil) {
+        self.mode = mode
+        self.onSend = onSend
+    }
+
+    /// Answers every request at once with `status` and `body`.
+    static func answering(_ status: Int = 200, body: String = "", headers: [String: String] = [:]) -> RecordingTransport {
+        RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: status, headers: headers, body: Data(body.utf8), url: request.url))
+        })
+    }
+
+    var requests: [URLRequest] { lock.withLock { _requests } }
+    var contexts: [TransportContext] { lock.withLock { _contexts } }
+    var sendCount: Int { lock.withLock { _requests.count } }
+    var cancelledIndices: [Int] { lock.withLock { _cancelledIndices } }
+
+    /// Completes the `index`-th request (0-based) with `result`.
+    func complete(_ index: Int, with result: Result<HTTPResponse, any Error>) {
+        let completion = lock.withLock { index < _completions.count ? _completions[index] : nil }
+        completion?(result)
+    }
+
+    func send(
+        _ request: URLRequest, context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        let index = lock.withLock { () -> Int in
+            _requests.append(request)
+            _contexts.append(context)
+            _completions.append(completion)
+            return _requests.count - 1
+        }
+        onSend?(index)
+        switch mode {
+        case .immediate(let answer):
+            completion(answer(request))
+        case .async(let answer):
+            DispatchQueue.global().async { completion(answer(request)) }
+        case .manual:
+            break
+        }
+        return Task { [self] in lock.withLock { _cancelledIndices.append(index) } }
+    }
+
+    struct Task: TransportTask {
+        let onCancel: @Sendable () -> Void
+        func cancel() { onCancel() }
+    }
+}
+
+/// A scheduler whose clock only moves when the test says so.
+// @unchecked: every mutable property is read and written only while holding `lock`.
+final class ManualScheduler: RequestScheduler, @unchecked Sendable {
+    private struct Entry {
+        let id: Int
+        let due: TimeInterval
+        let work: @Sendable () -> Void
+    }
+
+    private let lock = NSLock()
+    private var now: TimeInterval = 0
+    private var nextID = 0
+    private var entries: [Entry] = []
+    private var _requestedDelays: [TimeInterval] = []
+
+    /// Every delay ever asked for, in order.
+    var requestedDelays: [TimeInterval] { lock.withLock { _requestedDelays } }
+    /// How many works wait to run.
+    var pendingCount: Int { lock.withLock { entries.count } }
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        let id = lock.withLock { () -> Int in
+            nextID += 1
+            _requestedDelays.append(delay)
+            entries.append(Entry(id: nextID, due: now + max(0, delay), work: work))
+            return nextID
+        }
+        return ScheduledWork { [self] in lock.withLock { entries.removeAll { $0.id == id } } }
+    }
+
+    /// Moves the clock forward and runs, in due order, every work that becomes due.
+    func advance(by seconds: TimeInterval) {
+        let target = lock.withLock { now + seconds }
+        while true {
+            let next = lock.withLock { () -> Entry? in
+                guard let index = entries.indices.filter({ entries[$0].due <= target })
+                    .min(by: { entries[$0].due < entries[$1].due }) else { return nil }
+                now = max(now, entries[index].due)
+                return entries.remove(at: index)
+            }
+            guard let next else { break }
+            next.work()
+        }
+        lock.withLock { now = target }
+    }
+}
+
+/// A plugin that records what it sees.
+// @unchecked: every mutable property is read and written only while holding `lock`.
+final class RecordingPlugin: RequestPlugin, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _events: [String] = []
+    private var _results: [Result<HTTPResponse, NetworkError>] = []
+    let header: (name: String, value: String)?
+
+    init(addingHeader header: (name: String, value: String)? = nil) {
+        self.header = header
+    }
+
+    var events: [String] { lock.withLock { _events } }
+    var results: [Result<HTTPResponse, NetworkError>] { lock.withLock { _results } }
+
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        lock.withLock { _events.append("prepare \(endpoint.path)") }
+        guard let header else { return request }
+        var request = request
+        request.setValue(header.value, forHTTPHeaderField: header.name)
+        return request
+    }
+
+    func willSend(_ request: URLRequest) {
+        lock.withLock { _events.append("willSend") }
+    }
+
+    func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {
+        lock.withLock {
+            _results.append(result)
+            switch result {
+            case .success(let response): _events.append("didReceive \(response.statusCode)")
+            case .failure(let error): _events.append("didReceive \(error.shortName)")
+            }
+        }
+    }
+}
+
+extension NetworkError {
+    /// The case name, for compact assertions.
+    var shortName: String {
+        switch self {
+        case .clientError(let status, _, _): "clientError(\(status))"
+        case .serverError(let status, _, _): "serverError(\(status))"
+        case .unexpectedStatus(let status, _): "unexpectedStatus(\(status))"
+        case .decodingFailed: "decodingFailed"
+        case .transport: "transport"
+        case .timedOut: "timedOut"
+        case .cancelled: "cancelled"
+        case .authenticationFailed: "authenticationFailed"
+        case .invalidRequest: "invalidRequest"
+        }
+    }
+}
+
+/// The outcome of a promise as a `NetworkError` case name or "ok".
+func outcomeName<T>(_ result: Result<T, any Error>?) -> String {
+    switch result {
+    case nil: return "pending"
+    case .success?: return "ok"
+    case .failure(let error as NetworkError)?: return error.shortName
+    case .failure(let error)?: return "other: \(error)"
+    }
+}
