@@ -39,6 +39,7 @@ private struct AttemptLoop<T: Sendable>: Sendable {
     let body: @Sendable () -> Promise<T>
 
     func run(retriesLeft: Int) {
+        guard result.isPending else { return }  // cancelled just as the delay ended: no new try
         let current = body()
         guard result._setUpstream(current) else {
             current.cancel()  // the attempt was cancelled while this try was starting
