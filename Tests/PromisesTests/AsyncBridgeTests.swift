@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+import Promises
+import XCTest
+
+/// `try await promise.value` and `Promise { try await … }`: values, errors, no main-queue hop,
+/// and cancellation in both directions.
+final class AsyncBridgeTests: XCTestCase {
+    func test_givenFulfilledOrRejectedPromise_whenAwaited_thenValueIsReturnedOrErrorThrown() async {
+        do {
+            let value = try await Promise.value(1).map { $0 + 1 }.value
+            XCTAssertEqual(value, 2)
+        } catch {
+            XCTFail("unexpected \(error)")
+        }
+        do {
+            _ = try await Promise<Int>(error: TestError(3)).value
+            XCTFail("expected a throw")
+        } catch {
+            XCTAssertEqual(error as? TestError, TestError(3))
+        }
+    }
+
+    func test_givenPromiseSettledLaterOnAnotherThread_whenAwaited_thenTheTaskResumes() async throws {
+        let (promise, resolver) = Promise<String>.pending()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { resolver.fulfill("late") }
+        let value = try await promise.value
+        XCTAssertEqual(value, "late")
+    }
+
+    /// The main thread stays blocked for the whole test: if resuming needed the main queue,
+    /// the awaiting task could never finish.
+    func test_givenMainThreadIsBlocked_whenAPromiseSettlesOffMain_thenTheAwaitingTaskStillResumes() {
+        let (promise, resolver) = Promise<Int>.pending()
+        let resumed = DispatchSemaphore(value: 0)
+        let received = Box<Int?>(nil)
+        Task.detached {
+            received.set(try? await promise.value)
+            resumed.signal()
+        }
+        DispatchQueue.global().async { resolver.fulfill(5) }
+        XCTAssertEqual(resumed.wait(timeout: .now() + testTimeout), .success)
+        XCTAssertEqual(received.get(), 5)
+    }
+
+    func test_givenAwaitingTask_whenTheTaskIsCancelled_thenThePromiseAndItsProducerAreCancelled() async {
+        let (promise, resolver, hookRuns) = cancellableProducer(Int.self)
+        let awaiting = Task { try await promise.value }
+        awaiting.cancel()
+        do {
+            _ = try await awaiting.value
+            XCTFail("expected a throw")
+        } catch {
+            XCTAssertEqual(error as? PromiseError, .cancelled)
+        }
+        XCTAssertTrue(promise.isCancelled)
+        XCTAssertEqual(hookRuns.value, 1)
+        withExtendedLifetime(resolver) {}
+    }
+
+    func test_givenTaskAlreadyAwaiting_whenCancelled_thenTheAwaitThrowsCancelled() {
+        let (promise, resolver, hookRuns) = cancellableProducer(Int.self)
+        let awaitStarted = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let thrown = Box<(any Error)?>(nil)
+        let awaiting = Task.detached {
+            awaitStarted.signal()
+            do { _ = try await promise.value } catch { thrown.set(error) }
+            finished.signal()
+        }
+        XCTAssertEqual(awaitStarted.wait(timeout: .now() + testTimeout), .success)
+        awaiting.cancel()
+        XCTAssertEqual(finished.wait(timeout: .now() + testTimeout), .success)
+        XCTAssertEqual(thrown.get() as? PromiseError, .cancelled)
+        XCTAssertEqual(hookRuns.value, 1)
+        withExtendedLifetime(resolver) {}
+    }
+
+    func test_givenCancelledTask_whenAwaitingAnAlreadyFulfilledPromise_thenTheValueIsStillReturned() async {
+        let promise = Promise.value(9)
+        let awaiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await promise.value
+        }
+        let value = try? await awaiting.value
+        XCTAssertEqual(value, 9)
+        XCTAssertTrue(promise.isFulfilled)
+    }
+
+    // MARK: Promise from async work
+
+    func test_givenAsyncOperation_thenThePromiseSettlesWithItsOutcome() {
+        let fulfilled = Promise<Int> {
+            await Task.yield()
+            return 4
+        }
+        XCTAssertEqual(value(of: fulfilled), 4)
+        let rejected = Promise<Int> { () async throws -> Int in throw TestError(5) }
+        XCTAssertEqual(error(of: rejected) as? TestError, TestError(5))
+    }
+
+    func test_givenAsyncOperation_whenThePromiseIsCancelled_thenTheTaskIsCancelled() {
+        let operationSawCancellation = expectation(description: "operation cancelled")
+        let started = DispatchSemaphore(value: 0)
+        let promise = Promise<Int> {
+            started.signal()
+            do {
+                try await Task.sleep(nanoseconds: UInt64(testTimeout * 1e9))
+            } catch {
+                operationSawCancellation.fulfill()
+                throw error
+            }
+            return 1
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + testTimeout), .success)
+        promise.map { $0 + 1 }.cancel()
+        wait(for: [operationSawCancellation], timeout: testTimeout)
+        XCTAssertEqual(settledError(promise) as? PromiseError, .cancelled)
+    }
+}
