@@ -1,0 +1,301 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class RequestGateTests: XCTestCase {
+    /// Records the order in which requests leave or are told the gate closed.
+    // @unchecked: `entries` is read and written only while holding `lock`.
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String] = []
+        let expectation: XCTestExpectation?
+
+        init(expectation: XCTestExpectation? = nil) { self.expectation = expectation }
+
+        func add(_ entry: String) {
+            lock.withLock { entries.append(entry) }
+            expectation?.fulfill()
+        }
+
+        var all: [String] { lock.withLock { entries } }
+    }
+
+    final class Probe: GatedRequest {
+        let name: String
+        let bypassesPause: Bool
+        let log: Log
+
+        init(_ name: String, bypass: Bool = false, log: Log) {
+            self.name = name
+            self.bypassesPause = bypass
+            self.log = log
+        }
+
+        func passGate(ticket: UInt64) { log.add("\(name) passed") }
+        func gateClosed() { log.add("\(name) closed") }
+    }
+
+    private func submit(_ probe: Probe, to gate: RequestGate) {
+        gate.submit(probe, ticket: gate.makeTicket())
+    }
+
+    /// Waits until everything queued on the gate's queue so far has run.
+    private func drain(_ gate: RequestGate) {
+        gate.queue.sync {}
+    }
+
+    // MARK: Counted pause
+
+    func test_givenTwoPauses_whenOneResume_thenStillPausedAndHolding() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        gate.pause()
+        submit(Probe("a", log: log), to: gate)
+        gate.resume()
+        drain(gate)
+        XCTAssertTrue(gate.isPaused)
+        XCTAssertEqual(log.all, [])
+
+        gate.resume()
+        drain(gate)
+        XCTAssertFalse(gate.isPaused)
+        XCTAssertEqual(log.all, ["a passed"])
+    }
+
+    func test_givenExtraResume_whenPausedLater_thenCountNeverWentNegative() {
+        let gate = RequestGate()
+        gate.resume()
+        gate.resume()
+        XCTAssertFalse(gate.isPaused)
+        gate.pause()
+        XCTAssertTrue(gate.isPaused, "one pause after extra resumes must pause")
+        gate.resume()
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    func test_givenManyHeldRequests_whenResumed_thenReleasedInIssueOrder() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        let names = (0..<200).map { "r\($0)" }
+        for name in names { submit(Probe(name, log: log), to: gate) }
+        drain(gate)
+        XCTAssertEqual(log.all, [])
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, names.map { "\($0) passed" })
+    }
+
+    func test_givenRequestQueuedButNotLeft_whenPaused_thenItIsHeldToo() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.queue.async { blocker.wait() }  // keeps the request on the queue
+        submit(Probe("early", log: log), to: gate)
+        gate.pause()
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, [], "a pause must hold a request that has not left the queue")
+        submit(Probe("late", log: log), to: gate)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["early passed", "late passed"])
+    }
+
+    func test_givenRePauseBeforeReleaseRuns_whenResumedAgain_thenOrderIsKept() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        submit(Probe("a", log: log), to: gate)
+        submit(Probe("b", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()          // the release waits behind the blocker
+        gate.pause()           // ... and finds the gate paused again
+        submit(Probe("c", log: log), to: gate)
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, [])
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["a passed", "b passed", "c passed"])
+    }
+
+    // MARK: Withdraw, bypass, close
+
+    func test_givenHeldRequestWithdrawn_whenResumed_thenItNeverLeaves() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        let ticket = gate.makeTicket()
+        gate.submit(Probe("withdrawn", log: log), ticket: ticket)
+        submit(Probe("kept", log: log), to: gate)
+        gate.withdraw(ticket: ticket)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["kept passed"])
+    }
+
+    func test_givenBypassingRequest_whenPaused_thenItLeavesAnyway() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        submit(Probe("held", log: log), to: gate)
+        submit(Probe("refresh", bypass: true, log: log), to: gate)
+        drain(gate)
+        XCTAssertEqual(log.all, ["refresh passed"])
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["refresh passed", "held passed"])
+    }
+
+    func test_givenHeldRequests_whenGateClosed_thenEachIsToldOnceAndLaterOnesAtOnce() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        submit(Probe("a", log: log), to: gate)
+        submit(Probe("b", log: log), to: gate)
+        gate.close()
+        XCTAssertEqual(log.all, ["a closed", "b closed"])
+        submit(Probe("c", log: log), to: gate)
+        XCTAssertEqual(log.all, ["a closed", "b closed", "c closed"])
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["a closed", "b closed", "c closed"])
+    }
+
+    // MARK: Threads
+
+    func test_givenBalancedPausesFromManyThreads_whenDone_thenNotPaused() {
+        let gate = RequestGate()
+        DispatchQueue.concurrentPerform(iterations: 1_000) { index in
+            gate.pause()
+            _ = gate.isPaused
+            gate.resume()
+            if index.isMultiple(of: 3) { gate.resume() }  // extra resumes must be harmless
+        }
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    func test_givenUnbalancedPausesFromManyThreads_whenDone_thenStillPaused() {
+        let gate = RequestGate()
+        DispatchQueue.concurrentPerform(iterations: 500) { _ in gate.pause() }
+        DispatchQueue.concurrentPerform(iterations: 499) { _ in gate.resume() }
+        XCTAssertTrue(gate.isPaused)
+        gate.resume()
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    func test_givenConcurrentSubmitsAndPauses_whenAllResumed_thenEveryRequestLeavesOnce() {
+        let gate = RequestGate()
+        let done = expectation(description: "all passed")
+        done.expectedFulfillmentCount = 400
+        let log = Log(expectation: done)
+        DispatchQueue.concurrentPerform(iterations: 400) { index in
+            if index.isMultiple(of: 10) { gate.pause() }
+            gate.submit(Probe("r\(index)", log: log), ticket: gate.makeTicket())
+            if index.isMultiple(of: 10) { gate.resume() }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(Set(log.all).count, 400)
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    // MARK: Through the client
+
+    struct Ping: Endpoint {
+        var path: String { "ping" }
+        var requiresAuthentication = true
+        var timeout: TimeInterval?
+    }
+
+    private func makeClient(
+        _ transport: RecordingTransport, scheduler: (any RequestScheduler)? = nil
+    ) throws -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        if let scheduler { configuration.scheduler = scheduler }
+        return NetworkClient(configuration: configuration, transport: transport)
+    }
+
+    func test_givenPausedClient_whenHeldRequestCancelled_thenCancelledAtOnceAndNeverSent() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport)
+        client.pause()
+        let held = client.request(Ping())
+        held.cancel()
+        XCTAssertTrue(held.isCancelled)
+        client.resume()
+        _ = try client.request(Ping()).wait()  // FIFO: the cancelled one would have gone first
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenPausedClient_whenCompletionTaskCancelled_thenCompletionGetsCancelledAndNothingIsSent() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport)
+        client.pause()
+        let finished = expectation(description: "completion")
+        let task = client.request(Ping()) { result in
+            if case .failure(.cancelled) = result { finished.fulfill() } else { XCTFail("got \(result)") }
+        }
+        task.cancel()
+        wait(for: [finished], timeout: 5)
+        client.resume()
+        _ = try client.request(Ping()).wait()
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenPausedClient_whenReleased_thenHeldRequestsSettleCancelled() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        var client: NetworkClient? = try makeClient(transport)
+        client?.pause()
+        let held = try XCTUnwrap(client?.request(Ping()))
+        client = nil
+        XCTAssertThrowsError(try held.wait()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled")
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
+    func test_givenPausedClient_whenEndpointNeedsNoAuthentication_thenItBypassesThePause() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport)
+        client.pause()
+        let held = client.request(Ping())
+        XCTAssertEqual(try client.request(Ping(requiresAuthentication: false)).wait(), JSON.object([:]))
+        XCTAssertTrue(held.isPending)
+        XCTAssertEqual(transport.sendCount, 1)
+        client.resume()
+        _ = try held.wait()
+        XCTAssertEqual(transport.sendCount, 2)
+    }
+
+    func test_givenHeldRequest_whenItsTimeoutPasses_thenTimedOutWithoutBeingSent() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let scheduler = ManualScheduler()
+        let client = try makeClient(transport, scheduler: scheduler)
+        client.pause()
+        let held = client.request(Ping(timeout: 5))
+        scheduler.advance(by: 4.9)
+        XCTAssertTrue(held.isPending)
+        scheduler.advance(by: 0.1)
+        XCTAssertThrowsError(try held.wait()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut")
+        }
+        client.resume()
+        _ = try client.request(Ping()).wait()
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenClient_whenPausedFromManyThreads_thenIsPausedIsConsistent() throws {
+        let client = try makeClient(RecordingTransport.answering())
+        DispatchQueue.concurrentPerform(iterations: 200) { _ in client.pause() }
+        XCTAssertTrue(client.isPaused)
+        DispatchQueue.concurrentPerform(iterations: 300) { _ in client.resume() }
+        XCTAssertFalse(client.isPaused)
+    }
+}
