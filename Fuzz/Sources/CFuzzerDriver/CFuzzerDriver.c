@@ -1,0 +1,2 @@
+// Intentionally empty: the target exists only to export CFuzzerDriver.h to Swift.
+#include "CFuzzerDriver.h"
