@@ -188,3 +188,27 @@ func outcomeName<T>(_ result: Result<T, any Error>?) -> String {
     case .failure(let error)?: return "other: \(error)"
     }
 }
+
+/// A value shared between threads in tests.
+// @unchecked: `value` is read and written only while holding `lock`.
+final class SharedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.withLock { body(&value) }
+    }
+}
+
+extension RecordingTransport {
+    /// Answers successive requests with successive statuses; the last one repeats.
+    static func statuses(_ statuses: [Int], body: String = "{}") -> RecordingTransport {
+        let remaining = SharedValue(statuses)
+        return RecordingTransport(.immediate { request in
+            let status = remaining.withLock { list in list.count > 1 ? list.removeFirst() : (list.first ?? 200) }
+            return .success(HTTPResponse(statusCode: status, body: Data(body.utf8), url: request.url))
+        })
+    }
+}

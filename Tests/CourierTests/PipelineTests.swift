@@ -1,0 +1,284 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class PipelineTests: XCTestCase {
+    struct User: Decodable, Sendable, Equatable {
+        let id: Int
+        let name: String
+    }
+
+    struct GetUser: Endpoint {
+        typealias Response = User
+        var path: String { "users/1" }
+        var retryPolicy: RetryPolicy?
+        var method: HTTPMethod = .get
+        var timeout: TimeInterval?
+    }
+
+    struct Ping: Endpoint {
+        var path: String { "ping" }
+        var requiresAuthentication = true
+        var timeout: TimeInterval?
+        var retryPolicy: RetryPolicy?
+        var sampleData: Data { Data("sample".utf8) }
+    }
+
+    struct Raw: Endpoint {
+        typealias Response = HTTPResponse
+        var path: String { "raw" }
+    }
+
+    static let userJSON = #"{"id":1,"name":"Ada"}"#
+
+    private func makeClient(
+        _ transport: RecordingTransport,
+        configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+    ) throws -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9/api")))
+        configure(&configuration)
+        return NetworkClient(configuration: configuration, transport: transport)
+    }
+
+    private func policy(retries: Int) -> RetryPolicy {
+        RetryPolicy(maximumRetryCount: retries, delayBeforeRetry: .milliseconds(1), jitter: 0)
+    }
+
+    private func error<T>(of promise: Promise<T>) -> NetworkError? {
+        do {
+            _ = try promise.wait()
+            return nil
+        } catch {
+            return error as? NetworkError
+        }
+    }
+
+    // MARK: Deadline
+
+    func test_givenSlowTransport_whenDeadlinePasses_thenTimedOutAndTaskCancelled() throws {
+        let transport = RecordingTransport(.manual)
+        let scheduler = ManualScheduler()
+        let plugin = RecordingPlugin()
+        let client = try makeClient(transport) {
+            $0.scheduler = scheduler
+            $0.plugins = [plugin]
+            $0.timeout = 10
+        }
+        let sent = expectation(description: "sent")
+        let promise = client.request(Ping())
+        DispatchQueue.global().async {
+            while transport.sendCount == 0 { usleep(1_000) }
+            sent.fulfill()
+        }
+        wait(for: [sent], timeout: 5)
+        XCTAssertEqual(scheduler.requestedDelays, [10])
+        scheduler.advance(by: 10)
+        XCTAssertEqual(error(of: promise)?.shortName, "timedOut")
+        XCTAssertEqual(transport.cancelledIndices, [0])
+        XCTAssertEqual(plugin.events.last, "didReceive timedOut")
+
+        // A completion that arrives after the deadline changes nothing.
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8))))
+        XCTAssertEqual(error(of: promise)?.shortName, "timedOut")
+        XCTAssertEqual(plugin.results.count, 1)
+    }
+
+    func test_givenRealClock_whenTransportNeverAnswers_thenTimedOutAfterTheTimeout() throws {
+        let client = try makeClient(RecordingTransport(.manual))
+        let started = Date()
+        XCTAssertEqual(error(of: client.request(Ping(timeout: 0.2)))?.shortName, "timedOut")
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.19)
+        XCTAssertLessThan(elapsed, 5)
+    }
+
+    func test_givenTransportThatCompletesTwice_whenSettled_thenFirstResultWins() throws {
+        let transport = RecordingTransport(.immediate { _ in .success(HTTPResponse(statusCode: 200, body: Data("1".utf8))) })
+        let client = try makeClient(transport)
+        let promise = client.request(Ping())
+        XCTAssertEqual(try promise.wait(), JSON.number(1))
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 500)))
+        XCTAssertEqual(try promise.wait(), JSON.number(1))
+    }
+
+    func test_givenFinishedRequest_whenDone_thenItsDeadlineIsCancelled() throws {
+        let scheduler = ManualScheduler()
+        let client = try makeClient(RecordingTransport.answering(body: "{}")) { $0.scheduler = scheduler }
+        _ = try client.request(Ping()).wait()
+        XCTAssertEqual(scheduler.pendingCount, 0)
+    }
+
+    // MARK: Retry
+
+    func test_givenRetryableStatus_whenItKeepsFailing_thenRunsRetriesPlusOneTimes() throws {
+        let transport = RecordingTransport.answering(503)
+        let client = try makeClient(transport)
+        let failure = error(of: client.request(Ping(retryPolicy: policy(retries: 2))))
+        XCTAssertEqual(failure?.shortName, "serverError(503)")
+        XCTAssertEqual(transport.sendCount, 3)
+    }
+
+    func test_givenNonRetryableStatus_whenItFails_thenRunsOnce() throws {
+        let transport = RecordingTransport.answering(404)
+        let client = try makeClient(transport)
+        XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 3))))?.shortName, "clientError(404)")
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenNonIdempotentMethod_whenRetryableStatus_thenRunsOnce() throws {
+        let transport = RecordingTransport.answering(503)
+        let client = try makeClient(transport)
+        let endpoint = GetUser(retryPolicy: policy(retries: 3), method: .post)
+        XCTAssertEqual(error(of: client.request(endpoint))?.shortName, "serverError(503)")
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenTransportErrorThenSuccess_whenRetried_thenDeliversTheSuccess() throws {
+        let transport = RecordingTransport(.async { request in
+            request.value(forHTTPHeaderField: "X-Attempt") == nil ? .failure(URLError(.networkConnectionLost))
+                : .success(HTTPResponse(statusCode: 200, body: Data(PipelineTests.userJSON.utf8)))
+        })
+        // The plugin marks every attempt after the first one.
+        struct MarkRetries: RequestPlugin {
+            let counter = SharedValue(0)
+            func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+                let attempt = counter.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                var request = request
+                if attempt > 1 { request.setValue("\(attempt)", forHTTPHeaderField: "X-Attempt") }
+                return request
+            }
+        }
+        let client = try makeClient(transport) { $0.plugins = [MarkRetries()] }
+        XCTAssertEqual(try client.request(GetUser(retryPolicy: policy(retries: 3))).wait(), User(id: 1, name: "Ada"))
+        XCTAssertEqual(transport.sendCount, 2)
+    }
+
+    func test_givenNoRetryPolicy_whenRetryableStatus_thenRunsOnce() throws {
+        let transport = RecordingTransport.answering(503)
+        let client = try makeClient(transport)
+        XCTAssertEqual(error(of: client.request(Ping()))?.shortName, "serverError(503)")
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenRequestWaitingToRetry_whenCancelled_thenNeverRetried() throws {
+        let transport = RecordingTransport.answering(503)
+        let scheduler = ManualScheduler()
+        let client = try makeClient(transport) { $0.scheduler = scheduler }
+        let promise = client.request(Ping(retryPolicy: RetryPolicy(
+            maximumRetryCount: 3, delayBeforeRetry: .seconds(2), jitter: 0)))
+        let waiting = expectation(description: "retry scheduled")
+        DispatchQueue.global().async {
+            while scheduler.requestedDelays.count < 2 { usleep(1_000) }
+            waiting.fulfill()
+        }
+        wait(for: [waiting], timeout: 5)
+        XCTAssertEqual(scheduler.requestedDelays.last, 2)
+        promise.cancel()
+        scheduler.advance(by: 100)
+        XCTAssertTrue(promise.isCancelled)
+        XCTAssertEqual(transport.sendCount, 1)
+        XCTAssertEqual(scheduler.pendingCount, 0)
+    }
+
+    func test_givenAttemptTimesOut_whenPolicyRetriesTimeouts_thenNextAttemptGetsAFreshDeadline() throws {
+        let transport = RecordingTransport(.manual)
+        let scheduler = ManualScheduler()
+        let client = try makeClient(transport) { $0.scheduler = scheduler }
+        let promise = client.request(Ping(
+            timeout: 5, retryPolicy: RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), jitter: 0)))
+        func waitForSends(_ count: Int) {
+            let reached = expectation(description: "\(count) sends")
+            DispatchQueue.global().async {
+                while transport.sendCount < count { usleep(1_000) }
+                reached.fulfill()
+            }
+            wait(for: [reached], timeout: 5)
+        }
+        waitForSends(1)
+        scheduler.advance(by: 5)      // attempt 1 times out; the retry waits 1 s
+        XCTAssertTrue(promise.isPending)
+        scheduler.advance(by: 1)
+        waitForSends(2)
+        XCTAssertEqual(scheduler.requestedDelays, [5, 1, 5])
+        transport.complete(1, with: .success(HTTPResponse(statusCode: 200, body: Data("true".utf8))))
+        XCTAssertEqual(try promise.wait(), JSON.bool(true))
+    }
+
+    // MARK: Plugins and credentials
+
+    func test_givenPlugins_whenRequestRetried_thenTheySeeEveryAttemptInOrder() throws {
+        let transport = RecordingTransport.statuses([503, 503, 200])
+        let plugin = RecordingPlugin(addingHeader: ("X-Plugin", "yes"))
+        let client = try makeClient(transport) { $0.plugins = [plugin] }
+        _ = try client.request(Ping(retryPolicy: policy(retries: 5))).wait()
+        let attempt = ["prepare ping", "willSend"]
+        XCTAssertEqual(plugin.events,
+                       attempt + ["didReceive serverError(503)"] + attempt + ["didReceive serverError(503)"]
+                        + attempt + ["didReceive 200"])
+        XCTAssertEqual(transport.requests.map { $0.value(forHTTPHeaderField: "X-Plugin") }, ["yes", "yes", "yes"])
+    }
+
+    func test_givenAuthenticator_whenRequestLeavesTheGate_thenCredentialAppliedOnlyWhenRequired() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport) { $0.authenticator = HeaderAuthenticator(token: "t1") }
+        _ = try client.request(Ping()).wait()
+        _ = try client.request(Ping(requiresAuthentication: false)).wait()
+        XCTAssertEqual(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer t1", nil])
+    }
+
+    func test_givenAuthenticationFailure_whenNoRefreshFlowYet_thenFailsWithTheClassifiedError() throws {
+        let transport = RecordingTransport.answering(401, body: #"{"error":{"message":"expired"}}"#)
+        let client = try makeClient(transport) { $0.authenticator = HeaderAuthenticator(token: "t1") }
+        XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 2))))?.shortName, "clientError(401)")
+        XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenEndpoint_whenSent_thenTransportContextDescribesIt() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport) { $0.maximumResponseSize = 1234 }
+        _ = try client.request(Ping()).wait()
+        let context = try XCTUnwrap(transport.contexts.first)
+        XCTAssertEqual(context.method, .get)
+        XCTAssertEqual(context.endpointPath, "ping")
+        XCTAssertEqual(context.sampleData, Data("sample".utf8))
+        XCTAssertEqual(context.maximumResponseSize, 1234)
+        XCTAssertEqual(transport.requests.first?.url?.absoluteString, "http://127.0.0.1:9/api/ping")
+    }
+
+    // MARK: Decoding
+
+    func test_givenResponseKinds_whenDecoded_thenJSONRawAndDecodableAllWork() throws {
+        let client = try makeClient(RecordingTransport.answering(body: PipelineTests.userJSON))
+        XCTAssertEqual(try client.request(GetUser()).wait(), User(id: 1, name: "Ada"))
+        XCTAssertEqual(try client.request(Ping()).wait()["name"].string, "Ada")
+        XCTAssertEqual(try client.request(Raw()).wait().body, Data(PipelineTests.userJSON.utf8))
+
+        let empty = try makeClient(RecordingTransport.answering(204))
+        XCTAssertEqual(try empty.request(Ping()).wait(), JSON.null)
+    }
+
+    func test_givenUndecodableBody_whenDecoded_thenDecodingFailedCarriesTheResponse() throws {
+        let client = try makeClient(RecordingTransport.answering(body: "not json"))
+        guard case .decodingFailed(_, let response)? = error(of: client.request(GetUser())) else {
+            return XCTFail("expected decodingFailed")
+        }
+        XCTAssertEqual(response.body, Data("not json".utf8))
+        XCTAssertEqual(error(of: client.request(Ping()))?.shortName, "decodingFailed")
+    }
+
+    func test_givenResponseForEndpoint_whenStatusFails_thenClassifiedButNotDecoded() throws {
+        let ok = try makeClient(RecordingTransport.answering(body: "not json"))
+        XCTAssertEqual(try ok.response(for: GetUser()).wait().body, Data("not json".utf8))
+        let failing = try makeClient(RecordingTransport.answering(500, body: "oops"))
+        XCTAssertEqual(error(of: failing.response(for: GetUser()))?.shortName, "serverError(500)")
+        let odd = try makeClient(RecordingTransport.answering(304))
+        XCTAssertEqual(error(of: odd.response(for: GetUser()))?.shortName, "unexpectedStatus(304)")
+    }
+}
