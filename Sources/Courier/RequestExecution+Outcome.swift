@@ -58,7 +58,9 @@ extension RequestExecution {
     func handleAuthenticationFailure(
         _ error: NetworkError, response: HTTPResponse, request: URLRequest, authenticator: any Authenticator
     ) {
-        fail(error)
+        // A replay that is rejected again is not refreshed again: the server's answer stands.
+        guard authenticationReplayCount == 0 else { return fail(error) }
+        core.authenticationRefresh.handleFailure(of: self, request: request, authenticator: authenticator, core: core)
     }
 
     /// How many times the request was replayed after an authentication failure.

@@ -14,6 +14,7 @@ final class ClientCore: Sendable {
     let builder: RequestBuilder
     let gate: RequestGate
     let transport: any HTTPTransport
+    let authenticationRefresh = AuthenticationRefresh()
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -31,7 +32,7 @@ final class ClientCore: Sendable {
 /// what to do; the side effects run after the lock is released. An event that belongs to an
 /// earlier attempt, or arrives after the request settled, is ignored, so the request settles
 /// exactly once.
-final class RequestExecution<Response: Sendable>: GatedRequest, Sendable {
+final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWaiter, Sendable {
     let core: ClientCore
     let endpoint: any Endpoint
     let request: URLRequest

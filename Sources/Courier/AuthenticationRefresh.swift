@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+/// A request that failed authentication and waits for the refresh to finish.
+protocol AuthenticationWaiter: AnyObject, Sendable {
+    /// Sends the request again; it re-enters the gate, so it leaves with the new credential.
+    func replayAfterAuthentication() -> Bool
+    /// Ends the request with `error`.
+    func fail(_ error: NetworkError)
+}
+
+/// The client's single-flight credential refresh.
+///
+/// When a request fails authentication with the current credential, traffic is paused (the gate
+/// holds new requests), one refresh runs, and every request that failed meanwhile waits for it.
+/// Success replays the waiters, failure fails them with ``NetworkError/authenticationFailed(underlying:)``;
+/// either way the pause is lifted. A request that carried an already-replaced credential is
+/// replayed at once without a refresh.
+final class AuthenticationRefresh: Sendable {
+    private struct State: Sendable {
+        var isRefreshing = false
+        var waiters: [any AuthenticationWaiter] = []
+    }
+
+    private let state = Protected(State())
+
+    /// Handles one authentication failure of `waiter`, which sent `request`.
+    func handleFailure(
+        of waiter: any AuthenticationWaiter, request: URLRequest,
+        authenticator: any Authenticator, core: ClientCore
+    ) {
+        let failedCredential = authenticator.credentialIdentifier(of: request)
+        let current = authenticator.credentialIdentifier(of: authenticator.apply(to: URLRequest(url: core.configuration.baseURL)))
+        enum Step { case joined, replay, refresh }
+        let step = state.withLock { state -> Step in
+            if state.isRefreshing {
+                state.waiters.append(waiter)
+                return .joined
+            }
+            if let failedCredential, let current, failedCredential != current { return .replay }
+            state.isRefreshing = true
+            state.waiters.append(waiter)
+            return .refresh
+        }
+        switch step {
+        case .joined:
+            break
+        case .replay:
+            _ = waiter.replayAfterAuthentication()
+        case .refresh:
+            core.gate.pause()
+            authenticator.refresh(failedCredential: failedCredential)
+                .timeout(seconds: core.configuration.timeout)
+                .tap { [self] result in finish(result, gate: core.gate) }
+                .catch { _ in }
+        }
+    }
+
+    private func finish(_ result: Result<Void, any Error>, gate: RequestGate) {
+        let waiters = state.withLock { state -> [any AuthenticationWaiter] in
+            state.isRefreshing = false
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        switch result {
+        case .success:
+            for waiter in waiters { _ = waiter.replayAfterAuthentication() }
+        case .failure(let error):
+            let failure = NetworkError.authenticationFailed(underlying: error)
+            for waiter in waiters { waiter.fail(failure) }
+        }
+        gate.resume()
+    }
+}

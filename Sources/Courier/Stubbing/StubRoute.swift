@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where a ``StubRoute`` gets its answer.
+enum StubSource: Sendable {
+    case fixed(StubResponse)
+    case sequence([StubResponse])
+    case responder(@Sendable (URLRequest) -> StubResponse)
+}
+
+/// A stub for one method and path. The path is the endpoint's `path` as written ("users/42"),
+/// a leading "/" optional; a `*` segment matches any one segment ("users/*"), and a query
+/// ("search?q=swift") must be contained in the request's query.
+struct StubRoute: Sendable {
+    let method: HTTPMethod
+    let segments: [String]
+    let query: [URLQueryItem]
+    let source: StubSource
+    /// Position among the builder's routes; later routes win ties.
+    let order: Int
+
+    init(method: HTTPMethod, path: String, source: StubSource, order: Int) {
+        self.method = method
+        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
+        segments = StubRoute.segments(of: parts.first ?? "")
+        query = parts.count > 1 ? (URLComponents(string: "?" + parts[1])?.queryItems ?? []) : []
+        self.source = source
+        self.order = order
+    }
+
+    /// Higher is more specific: every literal segment and every query item counts.
+    var specificity: Int {
+        segments.filter { $0 != "*" }.count * 2 + query.count
+    }
+
+    func matches(method requestMethod: HTTPMethod, path: [String], query requestQuery: [URLQueryItem]) -> Bool {
+        guard requestMethod == method, path.count == segments.count else { return false }
+        for (pattern, segment) in zip(segments, path) where pattern != "*" && pattern != segment {
+            return false
+        }
+        return query.allSatisfy { requestQuery.contains($0) }
+    }
+
+    static func segments(of path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+}

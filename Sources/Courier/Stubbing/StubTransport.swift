@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport of a stubbed client: answers each request from a ``StubbingBuilder``'s plan,
+/// after the stub's delay, on the client's scheduler (so a delay races the request's deadline
+/// exactly as a slow server would).
+///
+/// `@unchecked Sendable`: `plan` is an immutable value; the sequence counters are only touched
+/// under `lock`.
+final class StubTransport: HTTPTransport, @unchecked Sendable {
+    private let plan: StubbingBuilder
+    private let lock = NSLock()
+    private var routeCounters: [Int: Int] = [:]
+    private var sequenceCounter = 0
+
+    init(plan: StubbingBuilder) {
+        self.plan = plan
+    }
+
+    func send(
+        _ request: URLRequest, context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        plan.recorder?.record(request)
+        let stub = answer(for: request, context: context)
+        let outcome: Result<HTTPResponse, any Error>
+        if let failure = stub.failure {
+            outcome = .failure(failure)
+        } else {
+            let body = stub.body.isEmpty ? context.sampleData : stub.body
+            outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
+        }
+        let work = context.scheduler.schedule(after: stub.delay) { completion(outcome) }
+        return StubTask(work: work)
+    }
+
+    /// Picks the answer by the precedence documented on ``StubbingBuilder``.
+    private func answer(for request: URLRequest, context: TransportContext) -> StubResponse {
+        let path = StubRoute.segments(of: context.endpointPath.split(separator: "?").first.map(String.init) ?? "")
+        let query = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems } ?? []
+        let candidates = plan.routes.filter { $0.matches(method: context.method, path: path, query: query) }
+        if let route = candidates.max(by: { ($0.specificity, $0.order) < ($1.specificity, $1.order) }) {
+            return respond(from: route.source, counter: route.order, request: request)
+        }
+        if let responder = plan.responder { return responder(request) }
+        if !plan.sequenceResponses.isEmpty {
+            return respond(from: .sequence(plan.sequenceResponses), counter: -1, request: request)
+        }
+        if let seeded = seededResponse(for: request) { return seeded }
+        if let folder = plan.fixtureFolder {
+            switch StubFixtures.load(from: folder, method: context.method, path: path) {
+            case .success(let body): return StubResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
+            case .failure(let error) where !plan.hasExplicitDefault: return .failure(error)
+            case .failure: break
+            }
+        }
+        return plan.defaultResponse
+    }
+
+    private func respond(from source: StubSource, counter key: Int, request: URLRequest) -> StubResponse {
+        switch source {
+        case .fixed(let response):
+            return response
+        case .responder(let responder):
+            return responder(request)
+        case .sequence(let responses):
+            lock.lock()
+            let index = routeCounters[key, default: 0]
+            routeCounters[key] = index + 1
+            lock.unlock()
+            return responses.isEmpty ? plan.defaultResponse : responses[min(index, responses.count - 1)]
+        }
+    }
+
+    private func seededResponse(for request: URLRequest) -> StubResponse? {
+        guard !plan.seeds.isEmpty, let url = request.url else { return nil }
+        var keys = [url.absoluteString]
+        if var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.query = nil
+            if let bare = components.string { keys.append(bare) }
+        }
+        keys += keys.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 + "/" }
+        guard let json = keys.lazy.compactMap({ self.plan.seeds[$0] }).first else { return nil }
+        return .json(json)
+    }
+}
+
+/// Cancels a pending stub answer.
+struct StubTask: TransportTask {
+    let work: ScheduledWork
+
+    func cancel() {
+        work.cancel()
+    }
+}
+
+/// Reads response fixtures from a folder.
+enum StubFixtures {
+    static func load(from folder: URL, method: HTTPMethod, path: [String]) -> Result<Data, StubError> {
+        let relative = path.isEmpty ? "index" : path.joined(separator: "/")
+        let candidates = [
+            folder.appendingPathComponent(method.rawValue.lowercased()).appendingPathComponent(relative + ".json"),
+            folder.appendingPathComponent(relative + ".json"),
+        ]
+        for file in candidates where FileManager.default.fileExists(atPath: file.path) {
+            guard let data = try? Data(contentsOf: file) else { return .failure(.unreadableFixture(path: file.path)) }
+            return .success(data)
+        }
+        return .failure(.missingFixture(request: "\(method.rawValue) /\(relative)", searched: candidates.map(\.path)))
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``Authenticator`` for token credentials sent in one header: `Authorization: Bearer <token>`
+/// by default, or a bare token in a header of your choice (`x-auth-token: <token>`).
+///
+/// When a request fails with 401, the client pauses its traffic and asks this authenticator to
+/// refresh. However many requests failed at once, `refresh` runs once; requests that carried an
+/// already-replaced token are simply replayed with the new one.
+///
+/// ```swift
+/// let auth = TokenAuthenticator(token: keychain.accessToken) { expired in
+///     client.request(Auth.refresh(refreshToken: keychain.refreshToken)).map { $0["token"].string ?? "" }
+/// }
+/// var configuration = NetworkClient.Configuration(baseURL: api)
+/// configuration.authenticator = auth
+/// ```
+///
+/// `@unchecked Sendable`: the token, the refresh in flight and the refresh history are only
+/// touched under `lock`; everything else is immutable.
+public final class TokenAuthenticator: Authenticator, @unchecked Sendable, CustomStringConvertible {
+    /// How many refreshes may start within a time window before the authenticator gives up,
+    /// so that a server that rejects every new token cannot cause a refresh loop.
+    public struct RefreshLimit: Sendable, Equatable {
+        /// The largest number of refreshes that may start within ``window``.
+        public var maximumRefreshes: Int
+        /// The window, in seconds.
+        public var window: TimeInterval
+
+        /// - Parameters:
+        ///   - maximumRefreshes: Refreshes allowed within the window. Default: 3.
+        ///   - window: The window in seconds. Default: 60.
+        public init(maximumRefreshes: Int = 3, window: TimeInterval = 60) {
+            self.maximumRefreshes = maximumRefreshes
+            self.window = window
+        }
+
+        /// Three refreshes per minute.
+        public static let `default` = RefreshLimit()
+    }
+
+    /// The header that carries the token, e.g. `Authorization` or `x-auth-token`.
+    public let headerField: String
+    /// The scheme written before the token (`Bearer`), or `nil` for a bare token.
+    public let scheme: String?
+    /// The refresh loop guard.
+    public let refreshLimit: RefreshLimit
+
+    private let refreshToken: @Sendable (_ expiredToken: String?) -> Promise<String>
+    private let lock = NSLock()
+    private var currentToken: String?
+    private var inFlight: Promise<Void>?
+    private var refreshStarts: [Date] = []
+
+    /// Creates a token authenticator.
+    ///
+    /// - Parameters:
+    ///   - token: The current token, or `nil` when there is none yet (requests then go out without
+    ///     the header and the first 401 triggers a refresh).
+    ///   - headerField: The header that carries the token. Default: `Authorization`.
+    ///   - scheme: Written before the token, separated by a space. Default: `Bearer`; `nil` sends
+    ///     the bare token, as `x-auth-token` style APIs expect.
+    ///   - refreshLimit: The refresh loop guard. Default: three refreshes per minute.
+    ///   - refresh: Obtains a new token, given the one that was rejected. Requests it makes itself
+    ///     must use endpoints with `requiresAuthentication == false`, which are never held.
+    public init(
+        token: String?,
+        headerField: String = "Authorization",
+        scheme: String? = "Bearer",
+        refreshLimit: RefreshLimit = .default,
+        refresh: @escaping @Sendable (_ expiredToken: String?) -> Promise<String>
+    ) {
+        self.currentToken = token
+        self.headerField = headerField
+        self.scheme = scheme
+        self.refreshLimit = refreshLimit
+        self.refreshToken = refresh
+    }
+
+    /// The current token.
+    public var token: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentToken
+    }
+
+    /// Replaces the token, for apps that refresh by hand: `pause()`, obtain a token,
+    /// `setToken(_:)`, `resume()` — held requests then leave with it.
+    public func setToken(_ token: String?) {
+        lock.lock()
+        currentToken = token
+        lock.unlock()
+    }
+
+    /// Adds the current token to `request`'s ``headerField``, unless there is no token.
+    public func apply(to request: URLRequest) -> URLRequest {
+        guard let token else { return request }
+        var request = request
+        request.setValue(headerValue(for: token), forHTTPHeaderField: headerField)
+        return request
+    }
+
+    /// `true` for HTTP 401.
+    public func isAuthenticationFailure(_ response: HTTPResponse) -> Bool {
+        response.statusCode == 401
+    }
+
+    /// The token `request` carried in ``headerField``, without its scheme.
+    public func credentialIdentifier(of request: URLRequest) -> String? {
+        guard let value = request.value(forHTTPHeaderField: headerField) else { return nil }
+        guard let scheme, value.hasPrefix(scheme + " ") else { return value }
+        return String(value.dropFirst(scheme.count + 1))
+    }
+
+    /// Obtains a new token, once: callers that arrive while a refresh runs share it, and a caller
+    /// whose token was already replaced gets an immediately fulfilled promise.
+    public func refresh(failedCredential: String?) -> Promise<Void> {
+        lock.lock()
+        if let inFlight {
+            lock.unlock()
+            return inFlight
+        }
+        if let failedCredential, failedCredential != currentToken {
+            lock.unlock()
+            return .value(())
+        }
+        let now = Date()
+        refreshStarts.removeAll { now.timeIntervalSince($0) > refreshLimit.window }
+        guard refreshStarts.count < refreshLimit.maximumRefreshes else {
+            lock.unlock()
+            return Promise(error: AuthenticationError.refreshLimitExceeded(refreshLimit.maximumRefreshes, window: refreshLimit.window))
+        }
+        refreshStarts.append(now)
+        let expired = currentToken
+        let (promise, resolver) = Promise<Void>.pending()
+        inFlight = promise
+        lock.unlock()
+
+        firstly { refreshToken(expired) }
+            .tap { [self] result in
+                lock.lock()
+                if case .success(let token) = result { currentToken = token }
+                inFlight = nil
+                lock.unlock()
+                resolver.resolve(result.map { _ in () })
+            }
+            .catch { _ in }
+        return promise
+    }
+
+    /// A description that never shows the token.
+    public var description: String {
+        "TokenAuthenticator(\(headerField): \(scheme.map { $0 + " " } ?? "")<redacted>)"
+    }
+
+    private func headerValue(for token: String) -> String {
+        guard let scheme else { return token }
+        return scheme + " " + token
+    }
+}
+
+/// Why a credential could not be refreshed; it reaches callers inside
+/// ``NetworkError/authenticationFailed(underlying:)``.
+public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// More refreshes were requested within the window than the ``TokenAuthenticator/RefreshLimit`` allows.
+    case refreshLimitExceeded(Int, window: TimeInterval)
+    /// A request replayed with a fresh credential was rejected again.
+    case rejectedAfterRefresh
+
+    public var description: String {
+        switch self {
+        case .refreshLimitExceeded(let count, let window):
+            "Gave up refreshing the credential: \(count) refreshes within \(Int(window)) s"
+        case .rejectedAfterRefresh:
+            "The server rejected the request again after the credential was refreshed"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
