@@ -45,6 +45,13 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
         return items.count
     }
 
+    /// The virtual time at which the earliest scheduled work falls due, or `nil` when none is scheduled.
+    public var nextDueTime: TimeInterval? {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.map(\.due).min()
+    }
+
     /// Schedules `work` at `now + delay`; with a delay of zero or less it runs at once, asynchronously.
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {

@@ -1,0 +1,88 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stub's delay runs on the request's own deadline, in real and in virtual time.
+final class StubTimingTests: XCTestCase {
+    func test_givenADelayLongerThanTheTimeout_whenRequestedInRealTime_thenItTimesOutAtTheTimeout() {
+        let client = NetworkClient.stubbing().delay(2).body(json: "{}").makeClient()
+        let started = Date()
+        let result = settle(client.request(StubJSONEndpoint(path: "slow", timeout: 0.3)))
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(networkError(result)?.shortName, "timedOut")
+        XCTAssertGreaterThanOrEqual(elapsed, 0.29)
+        XCTAssertLessThan(elapsed, 1.5, "the request waited for the stub instead of its deadline")
+    }
+
+    func test_givenADelayShorterThanTheTimeout_whenRequestedInRealTime_thenItSucceedsAfterTheDelay() {
+        let client = NetworkClient.stubbing().delay(0.2).body(json: #"{"ok":true}"#).makeClient()
+        let started = Date()
+        let result = settle(client.request(StubJSONEndpoint(path: "slow", timeout: 3)))
+        XCTAssertEqual(try result?.get()["ok"].bool, true)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.19)
+    }
+
+    func test_givenAVirtualClock_whenAdvancedPastTheTimeout_thenTheDelayedStubTimesOut() {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing().delay(2).body(json: "{}").clock(clock).makeClient()
+        let promise = client.request(StubJSONEndpoint(path: "slow", timeout: 0.5))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "deadline and stub delay were not scheduled")
+        clock.advance(by: 0.49)
+        XCTAssertTrue(promise.isPending, "settled before its deadline")
+        clock.advance(by: 0.01)
+        XCTAssertEqual(networkError(settle(promise))?.shortName, "timedOut")
+        XCTAssertEqual(clock.pendingCount, 0, "the stub's delay should be cancelled with the request")
+    }
+
+    func test_givenAVirtualClock_whenAdvancedPastTheDelay_thenTheStubAnswers() {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing().delay(0.2).body(json: #"{"ok":true}"#).clock(clock).makeClient()
+        let promise = client.request(StubJSONEndpoint(path: "fast", timeout: 1))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        clock.advance(by: 0.2)
+        XCTAssertEqual(try settle(promise)?.get()["ok"].bool, true)
+    }
+
+    func test_givenAVirtualClock_whenRetryingWithBackoff_thenThePausesRunOnTheClock() {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing()
+            .sequence([StubResponse(status: 503), StubResponse(status: 503), .json(#"{"ok":true}"#)])
+            .clock(clock).makeClient()
+        let policy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .seconds(10), jitter: 0)
+        let promise = client.request(StubJSONEndpoint(path: "flaky", timeout: 1000, retryPolicy: policy))
+        // Each retry pause is due well before the 1000 s deadline: advance to it once it is scheduled.
+        var pausesRun = 0
+        let giveUp = Date(timeIntervalSinceNow: 5)
+        while promise.isPending, pausesRun < 2, Date() < giveUp {
+            if let due = clock.nextDueTime, due < 500 {
+                clock.advance(by: due - clock.now)
+                pausesRun += 1
+            } else {
+                clock.waitUntilPending(atLeast: 2, timeout: 0.01)
+            }
+        }
+        XCTAssertEqual(try settle(promise)?.get()["ok"].bool, true)
+        XCTAssertGreaterThanOrEqual(clock.now, 30, "two back-off pauses of 10 s and 20 s")
+    }
+
+    /// Twenty delayed-stub timeout scenarios: in virtual time they take no wall-clock time.
+    func test_givenManyDelayedStubTimeouts_whenRunOnAVirtualClock_thenTheSuiteTakesNoRealTime() {
+        let started = Date()
+        for index in 0..<20 {
+            let clock = VirtualClock()
+            let timeout = 5.0 + Double(index)
+            let client = NetworkClient.stubbing().delay(timeout * 2).clock(clock).makeClient()
+            let promise = client.request(StubJSONEndpoint(path: "slow", timeout: timeout))
+            XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+            clock.advance(by: timeout)
+            XCTAssertEqual(networkError(settle(promise))?.shortName, "timedOut")
+        }
+        // 20 scenarios covering 290 virtual seconds of timeouts.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+}
