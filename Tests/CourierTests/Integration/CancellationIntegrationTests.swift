@@ -1,0 +1,106 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+
+/// Deadlines and cancellation against a real server: a slow answer ends in `.timedOut` at the
+/// endpoint's timeout, cancelling an in-flight request ends it at once with `.cancelled`, and a
+/// connection that dies mid-body is a transport error.
+final class CancellationIntegrationTests: IntegrationTestCase {
+    func test_givenEndpointTimeout_whenTheServerIsSlower_thenTimedOutAtTheTimeout() throws {
+        let client = try makeClient()
+        let start = Date()
+        let error = failure(of: client.request(LiveJSONEndpoint(path: "delay/5", timeout: 0.3)))
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual(error.map(errorKind), "timedOut")
+        XCTAssertGreaterThanOrEqual(elapsed, 0.25)
+        XCTAssertLessThan(elapsed, 2, "a 0.3 s timeout must not wait for the 5 s answer")
+    }
+
+    func test_givenClientTimeout_whenTheServerNeverAnswers_thenTimedOut() throws {
+        let client = try makeClient { $0.timeout = 0.4 }
+        let start = Date()
+        let error = failure(of: client.request(LiveJSONEndpoint(path: "stall")))
+        XCTAssertEqual(error.map(errorKind), "timedOut")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
+
+    func test_givenTimeoutLongerThanTheDelay_thenTheAnswerArrives() throws {
+        let client = try makeClient()
+        let json = try value(of: client.request(LiveJSONEndpoint(path: "delay/0.2", timeout: 3)))
+        XCTAssertEqual(json["delay"].double, 0.2)
+    }
+
+    func test_givenAnInFlightRequest_whenThePromiseIsCancelled_thenCancelledQuickly() throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let promise = client.request(LiveJSONEndpoint(path: "delay/5"))
+        XCTAssertTrue(plugin.waitForSend(), "the request never reached the transport")
+        let start = Date()
+        promise.cancel()
+        let error = failure(of: promise, within: 3)
+        XCTAssertEqual(error.map(errorKind), "PromiseError.cancelled")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
+
+    func test_givenAChainOnARequest_whenTheLastLinkIsCancelled_thenTheRequestIsCancelled() throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let request = client.request(LiveJSONEndpoint(path: "delay/5"))
+        let chain = request.map { $0["delay"].double ?? 0 }
+        XCTAssertTrue(plugin.waitForSend())
+        chain.cancel()
+        XCTAssertEqual(failure(of: request, within: 3).map(errorKind), "PromiseError.cancelled")
+    }
+
+    func test_givenAnInFlightRequest_whenTheCompletionTaskIsCancelled_thenCompletionGetsCancelled() throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let done = expectation(description: "completion")
+        let received = ResultSlot<JSON>()
+        let task = client.request(LiveJSONEndpoint(path: "delay/5")) { result in
+            received.put(result.mapError { $0 as any Error })
+            done.fulfill()
+        }
+        XCTAssertTrue(plugin.waitForSend())
+        task.cancel()
+        wait(for: [done], timeout: 2)
+        if case .failure(let error)? = received.take(within: 0) {
+            XCTAssertEqual(errorKind(error), "cancelled")
+        } else {
+            XCTFail("completion did not report a failure")
+        }
+    }
+
+    func test_givenAnInFlightSend_whenItsTaskIsCancelled_thenItThrowsCancelled() async throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let task = Task { try await client.send(LiveJSONEndpoint(path: "delay/5")) }
+        let sent = await Task.detached { plugin.waitForSend() }.value
+        XCTAssertTrue(sent)
+        let start = Date()
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled send must throw")
+        } catch {
+            XCTAssertEqual(errorKind(error), "cancelled")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
+
+    func test_givenTheConnectionClosesMidBody_thenATransportError() throws {
+        let client = try makeClient()
+        let error = failure(of: client.response(for: LiveJSONEndpoint(path: "close-mid-body")))
+        XCTAssertEqual(error.map(errorKind), "transport")
+    }
+
+    func test_givenNothingListens_thenATransportError() throws {
+        let unused = try TestServer.start()
+        let base = unused.baseURL
+        unused.stop()
+        let client = NetworkClient(baseURL: base)
+        let error = failure(of: client.request(LiveJSONEndpoint(path: "anything")))
+        XCTAssertEqual(error.map(errorKind), "transport")
+    }
+}

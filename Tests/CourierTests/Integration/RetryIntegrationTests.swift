@@ -1,0 +1,95 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+
+/// Retries against a real server, counted by the server itself (`/counter/<key>`), and plugins
+/// seeing every attempt.
+final class RetryIntegrationTests: IntegrationTestCase {
+    /// A fast policy: no jitter, 10 ms between attempts.
+    private func policy(retries: Int, statuses: Set<Int> = [408, 429, 502, 503, 504]) -> RetryPolicy {
+        RetryPolicy(maximumRetryCount: retries, delayBeforeRetry: .milliseconds(10), jitter: 0,
+                    retryableStatusCodes: statuses)
+    }
+
+    private func sequence(_ key: String, _ seq: String, method: HTTPMethod = .get, retries: Int,
+                          extraQuery: [URLQueryItem] = []) -> LiveJSONEndpoint {
+        LiveJSONEndpoint(path: "counter/\(key)/statuses", method: method,
+                     query: [URLQueryItem(name: "seq", value: seq)] + extraQuery, retryPolicy: policy(retries: retries))
+    }
+
+    func test_givenTwo503sThen200_whenRetryingThreeTimes_thenItSucceedsOnTheThirdAttempt() throws {
+        let key = counterKey()
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let json = try value(of: client.request(sequence(key, "503,503,200", retries: 3)))
+        XCTAssertEqual(json["attempt"].int, 3)
+        XCTAssertEqual(try count(for: key), 3)
+        XCTAssertEqual(plugin.sent.count, 3, "willSend must see every attempt")
+        XCTAssertEqual(plugin.receivedStatusCodes, [503, 503, 200], "didReceive must see every attempt")
+    }
+
+    func test_givenOnly503s_whenRetriesRunOut_thenTheLastServerErrorIsDelivered() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let error = failure(of: client.request(sequence(key, "503", retries: 2)))
+        XCTAssertEqual(error.map(errorKind), "serverError(503)")
+        XCTAssertEqual(try count(for: key), 3, "one attempt plus two retries")
+    }
+
+    func test_givenA404_thenItIsNotRetried() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let error = failure(of: client.request(sequence(key, "404,200", retries: 3)))
+        XCTAssertEqual(error.map(errorKind), "clientError(404)")
+        XCTAssertEqual(try count(for: key), 1)
+    }
+
+    func test_givenAPost_thenA503IsNotRetried() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let error = failure(of: client.request(sequence(key, "503,200", method: .post, retries: 3)))
+        XCTAssertEqual(error.map(errorKind), "serverError(503)")
+        XCTAssertEqual(try count(for: key), 1, "POST is not idempotent, so it is not retried by default")
+    }
+
+    func test_givenA429WithRetryAfterZero_thenItIsRetriedPromptly() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let start = Date()
+        let endpoint = sequence(key, "429,200", retries: 1, extraQuery: [.init(name: "retry_after", value: "0")])
+        XCTAssertEqual(try value(of: client.request(endpoint))["attempt"].int, 2)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
+
+    func test_givenNoRetryPolicy_thenA503IsDeliveredAfterOneAttempt() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let endpoint = LiveJSONEndpoint(path: "counter/\(key)/statuses", query: [.init(name: "seq", value: "503,200")])
+        XCTAssertEqual(failure(of: client.request(endpoint)).map(errorKind), "serverError(503)")
+        XCTAssertEqual(try count(for: key), 1)
+    }
+
+    func test_givenARequestWaitingToRetry_whenCancelled_thenNoFurtherAttemptIsMade() throws {
+        let key = counterKey()
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let endpoint = LiveJSONEndpoint(path: "counter/\(key)/statuses", query: [.init(name: "seq", value: "503,200")],
+                                    retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .seconds(2), jitter: 0))
+        let promise = client.request(endpoint)
+        // Wait for the first answer to be classified, then cancel during the 2 s back-off.
+        XCTAssertTrue(plugin.waitForReceive())
+        XCTAssertEqual(plugin.received.count, 1)
+        promise.cancel()
+        XCTAssertEqual(failure(of: promise, within: 2).map(errorKind), "PromiseError.cancelled")
+        XCTAssertEqual(try count(for: key), 1)
+    }
+
+    func test_givenAPluginThatAddsAHeader_thenTheServerReceivesIt() throws {
+        let plugin = AttemptRecorder(extraHeaders: ["X-Plugin": "seen"])
+        let client = try makeClient { $0.plugins = [plugin] }
+        let echo = try value(of: client.request(LiveEndpoint<ServerEcho>(path: "anything")))
+        XCTAssertEqual(echo.header("X-Plugin"), "seen")
+        XCTAssertEqual(plugin.sent.first?.value(forHTTPHeaderField: "X-Plugin"), "seen")
+    }
+}
