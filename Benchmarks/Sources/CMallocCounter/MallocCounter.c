@@ -104,6 +104,7 @@ int64_t mc_allocations(void) { return atomic_load(&allocations); }
 int64_t mc_frees(void) { return atomic_load(&frees); }
 int64_t mc_net_usable_bytes(void) { return atomic_load(&net_bytes); }
 int64_t mc_heap_in_use(void) { return (int64_t)mallinfo2().uordblks; }
+int64_t mc_usable_size(const void *pointer) { return (int64_t)malloc_usable_size((void *)pointer); }
 
 #else
 
@@ -115,5 +116,6 @@ int64_t mc_allocations(void) { return 0; }
 int64_t mc_frees(void) { return 0; }
 int64_t mc_net_usable_bytes(void) { return 0; }
 int64_t mc_heap_in_use(void) { return -1; }
+int64_t mc_usable_size(const void *pointer) { (void)pointer; return -1; }
 
 #endif

@@ -33,6 +33,17 @@ func measureHeap(_ label: String, _ body: () -> Int) -> MemoryFigure {
 }
 
 enum MemoryWorkloads {
+    /// Usable bytes of the heap blocks of one pending `Promise<Int>` and of its `Resolver`.
+    static func objectSizes() -> (promise: Int64, resolver: Int64) {
+        let (promise, resolver) = Promise<Int>.pending()
+        let sizes = (
+            mc_usable_size(Unmanaged.passUnretained(promise).toOpaque()),
+            mc_usable_size(Unmanaged.passUnretained(resolver).toOpaque())
+        )
+        withExtendedLifetime((promise, resolver)) {}
+        return sizes
+    }
+
     /// A4: `count` pending promises, each with its resolver (without which it cannot stay
     /// pending) and, if `withHandler`, one `map` handler; everything is held in arrays whose
     /// storage is reserved before the window, so only the promises' own memory is counted.

@@ -134,14 +134,43 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
     let life = MemoryWorkloads.mapChainLife(steps: options.steps, queue: serial)
     let hop = MemoryWorkloads.hopChainLife(steps: options.steps, queue: serial)
     let nio = MemoryWorkloads.nioMapChainLife(steps: options.steps, loop: loop)
+    let sizes = MemoryWorkloads.objectSizes()
     return [
         .limited("A4", "heap per \(handled.label)", value: handled.heapBytes, unit: " B", limit: 96, format: "%.0f"),
         .info("A4", "heap per \(bare.label)", value: bare.heapBytes, unit: " B", format: "%.0f"),
+        .info("A4", "usable bytes of one pending `Promise<Int>` object (malloc_usable_size)",
+              value: Double(sizes.promise), unit: " B", format: "%.0f"),
+        .info("A4", "usable bytes of one `Resolver<Int>` object", value: Double(sizes.resolver), unit: " B",
+              format: "%.0f"),
         .info("A4", "heap added by \(attach.label)", value: attach.heapBytes, unit: " B", format: "%.0f"),
         .limited("A4", "allocations when \(attach.label)", value: attach.allocations, unit: "", limit: 2),
-        .info("A4", "allocations per \(life.label)", value: life.allocations, unit: ""),
+        .limited("A4", "allocations per \(life.label) (strict reading of the target)",
+                 value: life.allocations, unit: "", limit: 2),
         .info("A4", "allocations per \(hop.label)", value: hop.allocations, unit: ""),
         .info("A4", "allocations per \(nio.label)", value: nio.allocations, unit: ""),
         .info("A4", "allocations per \(bare.label)", value: bare.allocations, unit: ""),
     ]
+}
+
+/// Workload names accepted by `courier-bench profile`.
+let profileWorkloadNames = ["a1-courier", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier"]
+
+/// Builds one workload for `courier-bench profile`. The NIO group lives until the process exits.
+func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
+    let serial = DispatchQueue(label: "courier-bench.profile")
+    switch name {
+    case "a1-courier": return CourierWorkloads.mapChain(steps: options.steps, queue: serial)
+    case "a1-raw": return DispatchWorkloads.hopChain(steps: options.steps, queue: serial)
+    case "a1-nio":
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        return NIOWorkloads.mapChain(steps: options.steps, loop: group.next())
+    case "a2-courier":
+        return CourierWorkloads.pingPong(
+            count: options.roundTrips, fulfilQueue: serial, handlerQueue: DispatchQueue(label: "courier-bench.other"))
+    case "a2-raw":
+        return DispatchWorkloads.pingPong(
+            count: options.roundTrips, fulfilQueue: serial, handlerQueue: DispatchQueue(label: "courier-bench.other"))
+    case "a3-courier": return CourierWorkloads.whenFulfilled(count: options.steps)
+    default: return nil
+    }
 }

@@ -15,6 +15,7 @@ let usage = """
       promises   promise micro-benchmarks A1–A4 (Docs/Performance.md)
       gate       the same, exit status 1 when any target row fails
       requests   request benchmarks (not written yet)
+      profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw, a3-courier)
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -41,6 +42,15 @@ case "promises", "gate":
     print("")
     print("\(rows.count - failures.count) rows met or have no target, \(failures.count) missed")
     if command == "gate" && !failures.isEmpty { exit(1) }
+case "profile":
+    // One workload run many times with no interleaving, for `valgrind --tool=callgrind` or perf.
+    guard let name = arguments.first, let workload = profileWorkload(named: name, options) else {
+        print("usage: courier-bench profile <\(profileWorkloadNames.joined(separator: "|"))> [--repetitions N]")
+        exit(2)
+    }
+    let repetitions = arguments.contains("--repetitions") ? options.repetitions : 5
+    for _ in 0..<repetitions { _ = workload.run() }
+    print("profile \(name): \(repetitions) runs of \(workload.units) units done")
 case "requests":
     print("courier-bench requests: no request benchmarks yet (NetworkClient vs URLSession vs AsyncHTTPClient comes later)")
     exit(2)

@@ -20,6 +20,9 @@ int64_t mc_frees(void);
 /// Net change of malloc_usable_size over everything allocated minus everything freed while counting.
 int64_t mc_net_usable_bytes(void);
 
+/// Usable bytes of the heap block at `pointer` (malloc_usable_size), or -1 where unavailable.
+int64_t mc_usable_size(const void *pointer);
+
 /// Bytes in chunks the allocator has handed out (mallinfo2().uordblks), or -1 where unavailable.
 int64_t mc_heap_in_use(void);
 
