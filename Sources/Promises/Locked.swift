@@ -1,12 +1,46 @@
 import Foundation
 
+#if canImport(Darwin) || DEBUG
 #if canImport(Darwin)
 import os
 
-/// A value guarded by an `os_unfair_lock`; the only way to reach the value is `withLock`.
+/// The lock primitive on Apple platforms.
 ///
-/// On Apple platforms `Synchronization.Mutex` needs macOS 15 / iOS 18, above this
-/// package's floor, so the lock lives in a small heap box of its own.
+/// `Synchronization.Mutex` needs macOS 15 / iOS 18, above this package's floor, so the lock
+/// lives in a small heap box of its own.
+@usableFromInline typealias LockPrimitive = os_unfair_lock
+
+@inlinable func lockPrimitiveInitialize(_ lock: UnsafeMutablePointer<LockPrimitive>) {
+    lock.initialize(to: os_unfair_lock())
+}
+@inlinable func lockPrimitiveDestroy(_ lock: UnsafeMutablePointer<LockPrimitive>) {}
+@inlinable func lockPrimitiveLock(_ lock: UnsafeMutablePointer<LockPrimitive>) { os_unfair_lock_lock(lock) }
+@inlinable func lockPrimitiveUnlock(_ lock: UnsafeMutablePointer<LockPrimitive>) { os_unfair_lock_unlock(lock) }
+#else
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The lock primitive of debug builds on Linux: a pthread mutex.
+///
+/// Thread Sanitizer cannot see inside `Synchronization.Mutex` (its futex calls live in the
+/// uninstrumented runtime) and reports every promise as a data race; it does understand
+/// pthread mutexes. `swift test --sanitize=thread` builds in debug, so debug builds use this
+/// boxed mutex and release builds keep the inline `Mutex` below, with no extra allocation.
+@usableFromInline typealias LockPrimitive = pthread_mutex_t
+
+@inlinable func lockPrimitiveInitialize(_ lock: UnsafeMutablePointer<LockPrimitive>) {
+    lock.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(lock, nil)
+}
+@inlinable func lockPrimitiveDestroy(_ lock: UnsafeMutablePointer<LockPrimitive>) { pthread_mutex_destroy(lock) }
+@inlinable func lockPrimitiveLock(_ lock: UnsafeMutablePointer<LockPrimitive>) { pthread_mutex_lock(lock) }
+@inlinable func lockPrimitiveUnlock(_ lock: UnsafeMutablePointer<LockPrimitive>) { pthread_mutex_unlock(lock) }
+#endif
+
+/// A value guarded by a lock; the only way to reach the value is `withLock`.
 @usableFromInline
 struct Locked<State: Sendable>: ~Copyable {
     @usableFromInline let box: LockedBox<State>
@@ -16,8 +50,8 @@ struct Locked<State: Sendable>: ~Copyable {
     /// Runs `body` with exclusive access to the state. Never call back into user code from `body`.
     @inlinable
     func withLock<R: Sendable>(_ body: (inout State) -> R) -> R {
-        os_unfair_lock_lock(box.lock)
-        defer { os_unfair_lock_unlock(box.lock) }
+        lockPrimitiveLock(box.lock)
+        defer { lockPrimitiveUnlock(box.lock) }
         return body(&box.state)
     }
 }
@@ -25,16 +59,17 @@ struct Locked<State: Sendable>: ~Copyable {
 // @unchecked: `state` is read and written only between lock and unlock of `lock`.
 @usableFromInline
 final class LockedBox<State>: @unchecked Sendable {
-    @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
+    @usableFromInline let lock: UnsafeMutablePointer<LockPrimitive>
     @usableFromInline var state: State
 
     @inlinable init(_ state: State) {
         lock = .allocate(capacity: 1)
-        lock.initialize(to: os_unfair_lock())
+        lockPrimitiveInitialize(lock)
         self.state = state
     }
 
     deinit {
+        lockPrimitiveDestroy(lock)
         lock.deinitialize(count: 1)
         lock.deallocate()
     }
@@ -43,6 +78,7 @@ final class LockedBox<State>: @unchecked Sendable {
 import Synchronization
 
 /// A value guarded by a futex-based `Mutex`, stored inline in its owner (no extra allocation).
+/// Release builds on Linux only; see `LockPrimitive` for why debug builds use a pthread mutex.
 @usableFromInline
 struct Locked<State: Sendable>: ~Copyable {
     @usableFromInline let mutex: Mutex<State>
