@@ -1,0 +1,184 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stub "server" that accepts exactly one token at a time, and counts refreshes.
+final class TokenServer: @unchecked Sendable {
+    // @unchecked: every field is touched only under `lock`.
+    private let lock = NSLock()
+    private var valid: String
+    private var refreshes = 0
+    private var seen: [String?] = []
+
+    init(valid: String) { self.valid = valid }
+
+    var refreshCount: Int { lock.withLock { refreshes } }
+    /// The Authorization header of every request the server saw, in order.
+    var tokensSeen: [String?] { lock.withLock { seen } }
+
+    func respond(_ request: URLRequest) -> StubResponse {
+        let header = request.value(forHTTPHeaderField: "Authorization")
+        return lock.withLock {
+            seen.append(header)
+            return header == "Bearer \(valid)"
+                ? .json(#"{"ok":true}"#)
+                : .json(#"{"metadata":{"status":"401","desc":"token expired"}}"#, status: 401)
+        }
+    }
+
+    /// Issues a new token after `delay` seconds (the refresh endpoint).
+    func refresh(delay: TimeInterval = 0.05) -> Promise<String> {
+        let token = lock.withLock { () -> String in
+            refreshes += 1
+            valid = "token-\(refreshes + 1)"
+            return valid
+        }
+        return after(seconds: delay).map { token }
+    }
+}
+
+final class AuthenticationRefreshTests: XCTestCase {
+    private func client(server: TokenServer, auth: TokenAuthenticator, recorder: StubRecorder? = nil) -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        var builder = NetworkClient.stubbing().respond { server.respond($0) }
+        if let recorder { builder = builder.recording(into: recorder) }
+        return builder.makeClient(configuration: configuration)
+    }
+
+    func test_given50ConcurrentRequestsWithAnExpiredToken_whenTheyAll401_thenOneRefreshRunsAndAllSucceed() {
+        let server = TokenServer(valid: "token-1")
+        let auth = TokenAuthenticator(token: "stale") { _ in server.refresh() }
+        let client = client(server: server, auth: auth)
+        let promises = (0..<50).map { _ in client.request(StubJSONEndpoint(path: "me")) }
+        let results = settle(when(resolved: promises), within: 10)
+        let outcomes = (try? results?.get())?.map { outcomeName($0) } ?? []
+        XCTAssertEqual(outcomes, Array(repeating: "ok", count: 50))
+        XCTAssertEqual(server.refreshCount, 1, "exactly one refresh")
+        XCTAssertEqual(auth.token, "token-2")
+        XCTAssertFalse(client.isPaused, "traffic resumed after the refresh")
+        let seen = server.tokensSeen
+        let firstNew = seen.firstIndex(of: "Bearer token-2") ?? seen.count
+        XCTAssertEqual(seen.count, 100, "50 rejected + 50 replayed, nothing more")
+        XCTAssertFalse(seen[firstNew...].contains("Bearer stale"), "a request left with the stale token after the refresh")
+    }
+
+    func test_givenARefreshInFlight_whenNewRequestsAreIssued_thenTheyAreHeldAndLeaveWithTheNewToken() {
+        let server = TokenServer(valid: "token-1")
+        let gate = Promise<Void>.pending()
+        let refreshStarted = expectation(description: "refresh started (traffic is paused before it starts)")
+        let auth = TokenAuthenticator(token: "stale") { _ in
+            refreshStarted.fulfill()
+            return gate.promise.then { server.refresh(delay: 0) }
+        }
+        let recorder = StubRecorder()
+        let client = client(server: server, auth: auth, recorder: recorder)
+        let first = client.request(StubJSONEndpoint(path: "me"))
+        wait(for: [refreshStarted], timeout: 5)
+        XCTAssertTrue(client.isPaused)
+        let later = (0..<5).map { _ in client.request(StubJSONEndpoint(path: "feed")) }
+        XCTAssertEqual(recorder.count, 1, "requests issued during the refresh must be held")
+        gate.resolver.fulfill()
+        let results = (try? settle(when(resolved: [first] + later), within: 10)?.get()) ?? []
+        XCTAssertEqual(results.map { outcomeName($0) }, Array(repeating: "ok", count: 6))
+        let held = recorder.requests.filter { $0.url?.path == "/feed" }
+        XCTAssertEqual(held.map { $0.value(forHTTPHeaderField: "Authorization") }, Array(repeating: "Bearer token-2", count: 5))
+    }
+
+    func test_givenTheRefreshFails_whenRequestsWait_thenAllFailWithAuthenticationFailedAndTrafficResumes() {
+        struct RefreshDown: Error {}
+        let server = TokenServer(valid: "token-1")
+        let auth = TokenAuthenticator(token: "stale") { _ in Promise(error: RefreshDown()) }
+        let client = client(server: server, auth: auth)
+        let promises = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
+        let results = (try? settle(when(resolved: promises), within: 10)?.get()) ?? []
+        XCTAssertEqual(results.count, 10)
+        for result in results {
+            guard case .authenticationFailed(let underlying)? = networkError(result) else { return XCTFail("\(result)") }
+            XCTAssertTrue(underlying is RefreshDown)
+        }
+        XCTAssertFalse(client.isPaused)
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "public", requiresAuthentication: false)))), "clientError(401)")
+    }
+
+    func test_givenAReplayedRequestGets401Again_whenHandled_thenItIsNotRefreshedAgain() {
+        let server = TokenServer(valid: "never-issued")
+        let refreshes = SharedValue(0)
+        let auth = TokenAuthenticator(token: "stale") { _ in
+            refreshes.withLock { $0 += 1 }
+            return .value("also-rejected")
+        }
+        let client = client(server: server, auth: auth)
+        let result = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(result), "clientError(401)")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1)
+        XCTAssertEqual(server.tokensSeen, ["Bearer stale", "Bearer also-rejected"])
+    }
+
+    func test_givenAServerThatRejectsEveryToken_whenManyRequestsFail_thenTheLoopGuardStopsRefreshing() {
+        let server = TokenServer(valid: "never-issued")
+        let refreshes = SharedValue(0)
+        let auth = TokenAuthenticator(token: "t0", refreshLimit: .init(maximumRefreshes: 2, window: 60)) { _ in
+            .value("t\(refreshes.withLock { $0 += 1; return $0 })")
+        }
+        let client = client(server: server, auth: auth)
+        var outcomes: [String] = []
+        for _ in 0..<4 {
+            let result = settle(client.request(StubJSONEndpoint(path: "me")))
+            if case .authenticationFailed(let underlying)? = networkError(result), underlying is AuthenticationError {
+                outcomes.append("guard")
+            } else {
+                outcomes.append(outcomeName(result))
+            }
+        }
+        XCTAssertEqual(outcomes, ["clientError(401)", "clientError(401)", "guard", "guard"])
+        XCTAssertEqual(refreshes.withLock { $0 }, 2)
+    }
+
+    func test_givenARequestThatCarriedAnAlreadyReplacedToken_when401_thenItIsReplayedWithoutARefresh() throws {
+        let server = TokenServer(valid: "token-1")
+        let auth = TokenAuthenticator(token: "stale") { _ in server.refresh() }
+        let recorder = StubRecorder()
+        let client = client(server: server, auth: auth, recorder: recorder)
+        client.pause()
+        let held = client.request(StubJSONEndpoint(path: "me"))   // will leave with whatever token is current
+        auth.setToken("token-1")                                  // the manual style: replace, then resume
+        client.resume()
+        XCTAssertEqual(outcomeName(settle(held)), "ok")
+        XCTAssertEqual(server.refreshCount, 0)
+        XCTAssertEqual(recorder.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer token-1"])
+    }
+
+    func test_givenABareTokenScheme_whenSent_thenTheHeaderCarriesJustTheToken() {
+        let recorder = StubRecorder()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        let auth = TokenAuthenticator(token: "abc123", headerField: "x-auth-token", scheme: nil) { _ in .value("new") }
+        configuration.authenticator = auth
+        let client = NetworkClient.stubbing().recording(into: recorder).makeClient(configuration: configuration)
+        _ = settle(client.request(StubJSONEndpoint(path: "me")))
+        _ = settle(client.request(StubJSONEndpoint(path: "login", requiresAuthentication: false)))
+        XCTAssertEqual(recorder.requests.map { $0.value(forHTTPHeaderField: "x-auth-token") }, ["abc123", nil])
+        XCTAssertEqual(auth.credentialIdentifier(of: recorder.requests[0]), "abc123")
+        XCTAssertFalse(String(describing: auth).contains("abc123"), "the description leaks the token")
+    }
+
+    func test_givenAPausedClient_whenAnUnauthenticatedRequestIsIssued_thenItBypassesThePause() {
+        let recorder = StubRecorder()
+        let client = NetworkClient.stubbing().body(json: "{}").recording(into: recorder).makeClient()
+        client.pause()
+        let held = client.request(StubJSONEndpoint(path: "me"))
+        // The gate is FIFO: had `held` not been held, it would have reached the transport first.
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "token", requiresAuthentication: false)))), "ok")
+        XCTAssertEqual(recorder.requests.map { $0.url?.path }, ["/token"])
+        XCTAssertTrue(held.isPending)
+        client.resume()
+        XCTAssertEqual(outcomeName(settle(held)), "ok")
+        XCTAssertEqual(recorder.requests.map { $0.url?.path }, ["/token", "/me"])
+    }
+}
