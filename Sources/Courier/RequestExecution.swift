@@ -126,13 +126,18 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
             deadlineFired(attempt: attempt)
         }
-        let stale = state.withLock { state -> Bool in
-            guard state.attempt == attempt, !state.phase.isFinished else { return true }
+        // Submit only if nothing happened meanwhile: a deadline that already fired (or a
+        // cancellation) has settled this attempt, and a submitted request would linger in the gate.
+        let proceed = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .queued = state.phase else { return false }
             state.deadline = deadline
-            return false
+            return true
         }
-        if stale { deadline.cancel() }
-        core.gate.submit(self, ticket: ticket)
+        if proceed {
+            core.gate.submit(self, ticket: ticket)
+        } else {
+            deadline.cancel()
+        }
     }
 
     // MARK: Dequeue and transport

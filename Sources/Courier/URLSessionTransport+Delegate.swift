@@ -107,16 +107,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard let entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        let result: Result<HTTPResponse, any Error>
         if let failure = entry.failure {
-            entry.completion(.failure(failure))
+            result = .failure(failure)
         } else if let error {
-            entry.completion(.failure(error))
+            result = .failure(error)
         } else if let statusCode = entry.statusCode {
-            entry.completion(.success(HTTPResponse(
-                statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL)))
+            result = .success(HTTPResponse(
+                statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL))
         } else {
-            entry.completion(.failure(URLError(.badServerResponse)))
+            result = .failure(URLError(.badServerResponse))
         }
+        // Off the session's serial delegate queue: the client classifies and decodes in the
+        // completion, which must not hold up the other tasks' callbacks.
+        let completion = entry.completion
+        DispatchQueue.global().async { completion(result) }
     }
 }
 

@@ -233,11 +233,17 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer t1", nil])
     }
 
-    func test_givenAuthenticationFailure_whenNoRefreshFlowYet_thenFailsWithTheClassifiedError() throws {
+    func test_givenAuthenticationFailure_whenRefreshFails_thenAuthenticationFailedAndNoRetry() throws {
         let transport = RecordingTransport.answering(401, body: #"{"error":{"message":"expired"}}"#)
         let client = try makeClient(transport) { $0.authenticator = HeaderAuthenticator(token: "t1") }
-        XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 2))))?.shortName, "clientError(401)")
+        XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 2))))?.shortName, "authenticationFailed")
         XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    func test_givenUnauthorizedWithoutAuthenticator_whenSent_thenPlainClientError() throws {
+        let transport = RecordingTransport.answering(401)
+        let client = try makeClient(transport)
+        XCTAssertEqual(error(of: client.request(Ping()))?.shortName, "clientError(401)")
     }
 
     func test_givenEndpoint_whenSent_thenTransportContextDescribesIt() throws {

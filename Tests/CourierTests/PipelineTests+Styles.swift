@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The three delivery styles share one pipeline: same results, same errors, same cancellation.
+final class PipelineStyleTests: XCTestCase {
+    typealias User = PipelineTests.User
+    typealias GetUser = PipelineTests.GetUser
+
+    private func makeClient(
+        _ transport: RecordingTransport, callbackQueue: DispatchQueue? = nil
+    ) throws -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        if let callbackQueue { configuration.callbackQueue = callbackQueue }
+        return NetworkClient(configuration: configuration, transport: transport)
+    }
+
+    /// The outcome of each style, as "ok <value>" or the error's case name.
+    private func outcomes(_ client: NetworkClient) async throws -> [String] {
+        func describe(_ result: Result<User, NetworkError>) -> String {
+            switch result {
+            case .success(let user): "ok \(user.name)"
+            case .failure(let error): error.shortName
+            }
+        }
+        let promised: Result<User, NetworkError> = await {
+            do { return .success(try await client.request(GetUser()).value) } catch {
+                return .failure(error as? NetworkError ?? .transport(underlying: error))
+            }
+        }()
+        let awaited: Result<User, NetworkError> = await {
+            do { return .success(try await client.send(GetUser())) } catch {
+                return .failure(error as? NetworkError ?? .transport(underlying: error))
+            }
+        }()
+        let completed = await withCheckedContinuation { continuation in
+            client.request(GetUser()) { continuation.resume(returning: $0) }
+        }
+        return [describe(promised), describe(awaited), describe(completed)]
+    }
+
+    func test_givenEachOutcome_whenDeliveredByEachStyle_thenAllThreeAgree() async throws {
+        let cases: [(RecordingTransport, String)] = [
+            (.answering(body: PipelineTests.userJSON), "ok Ada"),
+            (.answering(404), "clientError(404)"),
+            (.answering(502), "serverError(502)"),
+            (.answering(body: "{}"), "decodingFailed"),
+            (RecordingTransport(.immediate { _ in .failure(URLError(.cannotConnectToHost)) }), "transport"),
+            (RecordingTransport(.immediate { _ in .failure(URLError(.timedOut)) }), "timedOut"),
+        ]
+        for (transport, expected) in cases {
+            let results = try await outcomes(try makeClient(transport))
+            XCTAssertEqual(results, [expected, expected, expected])
+        }
+    }
+
+    func test_givenCustomCallbackQueue_whenCompleted_thenCompletionRunsOnIt() throws {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "test.callbacks")
+        queue.setSpecific(key: key, value: "mine")
+        let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)
+        let done = expectation(description: "completion")
+        client.request(GetUser()) { result in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: key), "mine")
+            XCTAssertEqual(try? result.get(), User(id: 1, name: "Ada"))
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+    }
+
+    func test_givenDefaultCallbackQueue_whenCompleted_thenNotTheMainThread() throws {
+        let client = try makeClient(.answering(404))
+        XCTAssertEqual(client.configuration.callbackQueue.label, "courier.callbacks")
+        let done = expectation(description: "completion")
+        client.request(GetUser()) { result in
+            XCTAssertFalse(Thread.isMainThread)
+            if case .failure(.clientError(404, _, _)) = result {} else { XCTFail("got \(result)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+    }
+
+    func test_givenInFlightRequest_whenCompletionTaskCancelled_thenCancelledAndTransportTaskCancelled() throws {
+        let transport = RecordingTransport(.manual)
+        let client = try makeClient(transport)
+        let sent = expectation(description: "sent")
+        let cancelled = expectation(description: "cancelled")
+        let task = client.request(GetUser()) { result in
+            if case .failure(.cancelled) = result { cancelled.fulfill() } else { XCTFail("got \(result)") }
+        }
+        let waiter = DispatchQueue.global()
+        waiter.async {
+            while transport.sendCount == 0 { usleep(1_000) }
+            sent.fulfill()
+        }
+        wait(for: [sent], timeout: 5)
+        task.cancel()
+        wait(for: [cancelled], timeout: 5)
+        XCTAssertEqual(transport.cancelledIndices, [0])
+        task.cancel()  // a second cancel does nothing
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 200)))  // late: ignored
+    }
+
+    func test_givenInFlightRequest_whenAwaitingTaskCancelled_thenSendThrowsNetworkCancelled() async throws {
+        let transport = RecordingTransport(.manual)
+        let client = try makeClient(transport)
+        let task = Task { try await client.send(GetUser()) }
+        while transport.sendCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("expected a cancellation")
+        } catch {
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled")
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenChainedPromise_whenLastLinkCancelled_thenRequestIsCancelled() throws {
+        let transport = RecordingTransport(.manual)
+        let client = try makeClient(transport)
+        let chained = client.request(GetUser()).map { $0.name }
+        let sent = expectation(description: "sent")
+        DispatchQueue.global().async {
+            while transport.sendCount == 0 { usleep(1_000) }
+            sent.fulfill()
+        }
+        wait(for: [sent], timeout: 5)
+        chained.cancel()
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenInvalidEndpoint_whenRequestedInEachStyle_thenInvalidRequestEverywhere() async throws {
+        struct Escape: Endpoint { var path: String { "../secret" } }
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport)
+        do {
+            _ = try await client.send(Escape())
+            XCTFail("expected invalidRequest")
+        } catch {
+            XCTAssertEqual((error as? NetworkError)?.shortName, "invalidRequest")
+        }
+        let result = await withCheckedContinuation { continuation in
+            client.request(Escape()) { continuation.resume(returning: $0) }
+        }
+        if case .failure(.invalidRequest) = result {} else { XCTFail("got \(result)") }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// URLSessionTransport against the local test server (127.0.0.1 only), plus its redirect rule.
+final class URLSessionTransportTests: XCTestCase {
+    struct Call: Endpoint {
+        var path: String
+        var method: HTTPMethod = .get
+        var headers: [String: String] = [:]
+        var body: RequestBody = .none
+        var query: [URLQueryItem] = []
+        var timeout: TimeInterval?
+    }
+
+    private func makeClient(
+        maximumResponseSize: Int = 50 * 1024 * 1024, base: URL? = nil
+    ) throws -> (NetworkClient, TestServer) {
+        let server = try TestServer.shared
+        var configuration = NetworkClient.Configuration(baseURL: base ?? server.baseURL)
+        configuration.maximumResponseSize = maximumResponseSize
+        configuration.timeout = 10
+        return (NetworkClient(configuration: configuration), server)
+    }
+
+    private func failure<T>(_ promise: Promise<T>) -> NetworkError? {
+        do {
+            _ = try promise.wait()
+            return nil
+        } catch {
+            return error as? NetworkError
+        }
+    }
+
+    func test_givenPostWithJSONBody_whenSent_thenServerEchoesMethodHeadersAndBody() throws {
+        let (client, _) = try makeClient()
+        let echo = try client.request(Call(
+            path: "anything/echo", method: .post, headers: ["X-Trace": "abc"], body: .json(["n": 1]),
+            query: [URLQueryItem(name: "q", value: "a+b")])).wait()
+        XCTAssertEqual(echo["method"].string, "POST")
+        XCTAssertEqual(echo["json"]["n"].int, 1)
+        XCTAssertEqual(echo["headers"]["X-Trace"].string, "abc")
+        XCTAssertEqual(echo["query"]["q"].string ?? echo["query"]["q"][0].string, "a+b", "+ must arrive as a plus sign")
+    }
+
+    func test_givenErrorStatus_whenSent_thenClassifiedWithServerMetadata() throws {
+        let (client, _) = try makeClient()
+        guard case .serverError(503, let metadata, _)? = failure(client.request(Call(path: "status/503"))) else {
+            return XCTFail("expected serverError(503)")
+        }
+        XCTAssertNotNil(metadata)
+    }
+
+    func test_givenSameHostRedirect_whenFollowed_thenCredentialsAreKept() throws {
+        let (client, _) = try makeClient()
+        let echo = try client.request(Call(
+            path: "redirect-to", headers: ["Authorization": "Bearer keep", "X-Custom": "1"],
+            query: [URLQueryItem(name: "url", value: "/headers")])).wait()
+        XCTAssertEqual(echo["headers"]["Authorization"].string, "Bearer keep")
+        XCTAssertEqual(echo["headers"]["X-Custom"].string, "1")
+    }
+
+    func test_givenRedirectToAnotherHost_whenFollowed_thenSensitiveHeadersAreDropped() throws {
+        let (client, server) = try makeClient()
+        let echo = try client.request(Call(
+            path: "redirect-to",
+            headers: ["Authorization": "Bearer secret", "Cookie": "s=1", "X-Api-Key": "k", "X-Custom": "1"],
+            query: [URLQueryItem(name: "url", value: server.localhostURL("/headers").absoluteString)])).wait()
+        let headers = echo["headers"]
+        XCTAssertEqual(headers["X-Custom"].string, "1")
+        for name in ["Authorization", "Cookie", "X-Api-Key"] {
+            XCTAssertTrue(headers[name].isNull, "\(name) must not follow a redirect to another host")
+        }
+    }
+
+    func test_givenBodyLargerThanTheLimit_whenReceived_thenInvalidRequestNamingTheLimit() throws {
+        let (client, _) = try makeClient(maximumResponseSize: 1_000)
+        guard case .invalidRequest(let reason)? = failure(client.response(for: Call(path: "bytes/5000"))) else {
+            return XCTFail("expected invalidRequest")
+        }
+        XCTAssertEqual(reason, "response larger than 1000 bytes")
+        XCTAssertEqual(try client.response(for: Call(path: "bytes/1000")).wait().body.count, 1_000)
+    }
+
+    func test_givenStallingServer_whenTimeoutPasses_thenTimedOut() throws {
+        let (client, _) = try makeClient()
+        let started = Date()
+        XCTAssertEqual(failure(client.request(Call(path: "stall", timeout: 0.5)))?.shortName, "timedOut")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func test_givenStallingServer_whenCancelled_thenCancelledPromptly() throws {
+        let (client, _) = try makeClient()
+        let finished = expectation(description: "completion")
+        let task = client.request(Call(path: "stall")) { result in
+            if case .failure(.cancelled) = result {} else { XCTFail("got \(result)") }
+            finished.fulfill()
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { task.cancel() }
+        wait(for: [finished], timeout: 5)
+    }
+
+    func test_givenNothingListening_whenSent_thenTransportError() throws {
+        let (client, _) = try makeClient(base: URL(string: "http://127.0.0.1:9"))
+        let error = failure(client.request(Call(path: "x", timeout: 5)))
+        XCTAssertTrue(["transport", "timedOut"].contains(error?.shortName ?? "none"), "got \(String(describing: error))")
+    }
+
+    // MARK: Redirect rule
+
+    private func request(_ url: String, headers: [String: String]) throws -> URLRequest {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    func test_givenHTTPSToHTTPRedirect_whenDecided_thenRefused() throws {
+        let next = try request("http://api.example.com/x", headers: [:])
+        guard case .refuse(.invalidRequest) = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next) else {
+            return XCTFail("an https to http redirect must be refused")
+        }
+    }
+
+    func test_givenCrossHostRedirect_whenDecided_thenEverySensitiveHeaderIsStripped() throws {
+        let next = try request("https://other.example.com/x", headers: [
+            "Authorization": "a", "Proxy-Authorization": "p", "Cookie": "c", "X-Auth-Token": "t",
+            "X-Client-Secret": "s", "Accept": "application/json",
+        ])
+        guard case .follow(let followed) = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next) else {
+            return XCTFail("expected the redirect to be followed")
+        }
+        XCTAssertEqual(followed.allHTTPHeaderFields ?? [:], ["Accept": "application/json"])
+    }
+
+    func test_givenSameHostRedirectInOtherCase_whenDecided_thenHeadersAreKept() throws {
+        let next = try request("https://API.example.com/x", headers: ["Authorization": "a"])
+        guard case .follow(let followed) = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next) else {
+            return XCTFail("expected the redirect to be followed")
+        }
+        XCTAssertEqual(followed.value(forHTTPHeaderField: "Authorization"), "a")
+    }
+}
