@@ -87,14 +87,14 @@ final class AttemptTests: XCTestCase {
         let runs = Counter()
         let retried = expectation(description: "body ran again")
         retried.isInverted = true
-        let result = attempt(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(100)) { () -> Promise<Int> in
+        let result = attempt(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(250)) { () -> Promise<Int> in
             if runs.increment() > 1 { retried.fulfill() }
             return Promise(error: TestError(1))
         }
         XCTAssertTrue(result.isPending)  // the first try failed; the delay is running
         result.cancel()
         XCTAssertEqual(settledError(result) as? PromiseError, .cancelled)
-        wait(for: [retried], timeout: 0.3)  // three delays' worth: no retry may start
+        wait(for: [retried], timeout: 0.5)  // two delays' worth: no retry may start
         XCTAssertEqual(runs.value, 1)
     }
 

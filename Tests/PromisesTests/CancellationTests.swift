@@ -148,6 +148,25 @@ final class CancellationTests: XCTestCase {
         XCTAssertTrue(outer.isCancelled)
     }
 
+    func test_givenHandlerOnACancelledChain_thenTheProducersHookRanBeforeTheHandlerCouldRun() {
+        let (producer, resolver) = Promise<Int>.pending()
+        let handlerRan = DispatchSemaphore(value: 0)
+        let handlerRanDuringHook = Box<Bool?>(nil)
+        resolver.onCancel {
+            // Were handlers notified before the hooks ran, this one would run meanwhile.
+            handlerRanDuringHook.set(handlerRan.wait(timeout: .now() + .milliseconds(200)) == .success)
+        }
+        let end = producer.map { $0 + 1 }
+        let caught = expectation(description: "catch ran")
+        end.catch { _ in
+            handlerRan.signal()
+            caught.fulfill()
+        }
+        end.cancel()
+        wait(for: [caught], timeout: testTimeout)
+        XCTAssertEqual(handlerRanDuringHook.get(), false)
+    }
+
     // MARK: ensure / catch / finally under cancellation
 
     func test_givenEnsure_whenItsPromiseIsCancelled_thenTheEnsureBodyStillRuns() {
