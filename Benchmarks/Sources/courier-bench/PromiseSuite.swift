@@ -30,8 +30,9 @@ func runPromiseSuite(_ options: SuiteOptions) -> [Row] {
     let warm = options.warmUp
     var rows: [Row] = []
 
-    // A4 first, while no other work is in flight (heap counters are process-wide).
-    rows += memoryRows(options, serial: serial, loop: loop)
+    // A4 is measured first, while no other work is in flight (heap counters are process-wide),
+    // and printed last.
+    let heapRows = memoryRows(options, serial: serial, loop: loop)
 
     let a1 = compare("A1", warmUp: warm, repetitions: reps, [
         CourierWorkloads.mapChain(steps: options.steps, queue: serial),
@@ -55,7 +56,7 @@ func runPromiseSuite(_ options: SuiteOptions) -> [Row] {
         NIOWorkloads.whenAllSucceed(count: options.steps, loop: loop),
     ])
     rows += a3Rows(a3)
-    return rows
+    return rows + heapRows
 }
 
 private func sample(_ result: ComparisonResult, _ name: String) -> Samples {
