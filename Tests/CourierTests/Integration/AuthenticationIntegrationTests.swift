@@ -62,8 +62,10 @@ final class AuthenticationIntegrationTests: IntegrationTestCase {
 
     func test_givenABareTokenHeader_thenTheXAuthRouteAcceptsIt() throws {
         let realm = try newRealm()
-        let client = try makeAuthenticatedClient(realm: realm, token: "valid-0", headerField: "x-auth-token", scheme: nil)
-        XCTAssertEqual(try value(of: client.request(LiveJSONEndpoint(path: "x-auth/\(realm)")))["authenticated"].bool, true)
+        let client = try makeAuthenticatedClient(realm: realm, token: "valid-0", headerField: "x-auth-token",
+                                                 scheme: nil)
+        let json = try value(of: client.request(LiveJSONEndpoint(path: "x-auth/\(realm)")))
+        XCTAssertEqual(json["authenticated"].bool, true)
     }
 
     func test_givenAnEndpointWithoutAuthentication_thenNoCredentialIsSent() throws {

@@ -8,7 +8,8 @@ final class ConcurrencyIntegrationTests: IntegrationTestCase {
     func test_given100ConcurrentRequests_thenAllSucceedWithTheirOwnAnswers() throws {
         let client = try makeClient()
         let promises = (0..<100).map { index in
-            client.request(LiveEndpoint<ServerEcho>(path: "anything/\(index)", query: [.init(name: "i", value: "\(index)")]))
+            client.request(LiveEndpoint<ServerEcho>(path: "anything/\(index)",
+                                                    query: [.init(name: "i", value: "\(index)")]))
         }
         let echoes = try value(of: when(fulfilled: promises), within: 30)
         XCTAssertEqual(echoes.count, 100)

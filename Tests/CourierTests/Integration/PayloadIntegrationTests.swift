@@ -49,7 +49,8 @@ final class PayloadIntegrationTests: IntegrationTestCase {
 
     func test_givenAJSONBody_whenPosted_thenTheServerReceivesItWithItsContentType() throws {
         let client = try makeClient()
-        let endpoint = LiveEndpoint<ServerEcho>(path: "anything", method: .post, body: .json(Greeting(name: "courier", count: 3)))
+        let endpoint = LiveEndpoint<ServerEcho>(path: "anything", method: .post,
+                                                body: .json(Greeting(name: "courier", count: 3)))
         let echo = try value(of: client.request(endpoint))
         XCTAssertEqual(echo.method, "POST")
         XCTAssertEqual(echo.json?["name"].string, "courier")
@@ -88,7 +89,9 @@ final class PayloadIntegrationTests: IntegrationTestCase {
     }
 
     func test_givenDefaultAndEndpointHeaders_thenTheEndpointWinsAndBothArrive() throws {
-        let client = try makeClient { $0.defaultHeaders = ["Accept": "application/json", "X-Client": "courier", "X-Mode": "default"] }
+        let client = try makeClient {
+            $0.defaultHeaders = ["Accept": "application/json", "X-Client": "courier", "X-Mode": "default"]
+        }
         let endpoint = LiveEndpoint<ServerEcho>(path: "anything", headers: ["x-mode": "endpoint"])
         let echo = try value(of: client.request(endpoint))
         XCTAssertEqual(echo.header("X-Client"), "courier")

@@ -42,9 +42,9 @@ final class RedirectIntegrationTests: IntegrationTestCase {
     func test_givenA307ToAnotherHost_whenFollowed_thenCredentialsAreStripped() throws {
         let client = try makeClient()
         let target = try server.localhostURL("/anything/307").absoluteString
-        let endpoint = LiveEndpoint<ServerEcho>(path: "redirect-to",
-                                          query: [.init(name: "url", value: target), .init(name: "status", value: "307")],
-                                          headers: ["Authorization": "Bearer top-secret"])
+        let query = [URLQueryItem(name: "url", value: target), URLQueryItem(name: "status", value: "307")]
+        let endpoint = LiveEndpoint<ServerEcho>(path: "redirect-to", query: query,
+                                                headers: ["Authorization": "Bearer top-secret"])
         let echo = try value(of: client.request(endpoint))
         XCTAssertEqual(echo.path, "/anything/307")
         XCTAssertNil(echo.header("Authorization"))

@@ -75,7 +75,8 @@ final class RetryIntegrationTests: IntegrationTestCase {
         let plugin = AttemptRecorder()
         let client = try makeClient { $0.plugins = [plugin] }
         let endpoint = LiveJSONEndpoint(path: "counter/\(key)/statuses", query: [.init(name: "seq", value: "503,200")],
-                                    retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .seconds(2), jitter: 0))
+                                        retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .seconds(2),
+                                                                 jitter: 0))
         let promise = client.request(endpoint)
         // Wait for the first answer to be classified, then cancel during the 2 s back-off.
         XCTAssertTrue(plugin.waitForReceive())

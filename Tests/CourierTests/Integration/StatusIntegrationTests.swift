@@ -6,9 +6,15 @@ import XCTest
 /// Every status class against a real server: success decodes, 4xx/5xx carry the server's metadata,
 /// anything else is `unexpectedStatus`, and a body that does not decode is `decodingFailed`.
 final class StatusIntegrationTests: IntegrationTestCase {
+    /// `/status/<code>`, with `?body=<shape>` when given.
+    private func status(_ code: Int, body shape: String? = nil) -> LiveJSONEndpoint {
+        LiveJSONEndpoint(path: "status/\(code)", query: shape.map { [URLQueryItem(name: "body", value: $0)] } ?? [])
+    }
+
     func test_given200JSON_whenRequested_thenItDecodesAsJSON() throws {
         let client = try makeClient()
-        let json = try value(of: client.request(LiveJSONEndpoint(path: "anything/items", query: [URLQueryItem(name: "id", value: "7")])))
+        let endpoint = LiveJSONEndpoint(path: "anything/items", query: [URLQueryItem(name: "id", value: "7")])
+        let json = try value(of: client.request(endpoint))
         XCTAssertEqual(json["method"].string, "GET")
         XCTAssertEqual(json["path"].string, "/anything/items")
         XCTAssertEqual(json["query"]["id"].string, "7")
@@ -16,19 +22,19 @@ final class StatusIntegrationTests: IntegrationTestCase {
 
     func test_given201_thenItIsASuccess() throws {
         let client = try makeClient()
-        let json = try value(of: client.request(LiveJSONEndpoint(path: "status/201")))
+        let json = try value(of: client.request(status(201)))
         XCTAssertEqual(json["status"].int, 201)
     }
 
     func test_given204NoContent_thenJSONIsNull() throws {
         let client = try makeClient()
-        let json = try value(of: client.request(LiveJSONEndpoint(path: "status/204")))
+        let json = try value(of: client.request(status(204)))
         XCTAssertTrue(json.isNull)
     }
 
     func test_given404WithMetadataBody_thenClientErrorCarriesStatusAndDesc() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/404", query: [.init(name: "body", value: "metadata")])))
+        let error = failure(of: client.request(status(404, body: "metadata")))
         XCTAssertEqual(error.map(errorKind), "clientError(404)")
         let networkError = error as? NetworkError
         XCTAssertEqual(networkError?.statusCode, 404)
@@ -40,7 +46,7 @@ final class StatusIntegrationTests: IntegrationTestCase {
 
     func test_given503WithErrorBody_thenServerErrorCarriesCodeAndMessage() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/503", query: [.init(name: "body", value: "error")])))
+        let error = failure(of: client.request(status(503, body: "error")))
         XCTAssertEqual(error.map(errorKind), "serverError(503)")
         XCTAssertEqual((error as? NetworkError)?.metadata?.status, "503")
         XCTAssertEqual((error as? NetworkError)?.metadata?.message, "service unavailable")
@@ -48,14 +54,14 @@ final class StatusIntegrationTests: IntegrationTestCase {
 
     func test_given422WithMessageBody_thenClientErrorCarriesTheMessage() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/422", query: [.init(name: "body", value: "message")])))
+        let error = failure(of: client.request(status(422, body: "message")))
         XCTAssertEqual(error.map(errorKind), "clientError(422)")
         XCTAssertEqual((error as? NetworkError)?.metadata?.message, "unprocessable entity")
     }
 
     func test_given500WithHTMLBody_thenServerErrorKeepsTheRawBody() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/500", query: [.init(name: "body", value: "html")])))
+        let error = failure(of: client.request(status(500, body: "html")))
         XCTAssertEqual(error.map(errorKind), "serverError(500)")
         let body = (error as? NetworkError)?.response?.body ?? Data()
         XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("<h1>500"))
@@ -64,14 +70,14 @@ final class StatusIntegrationTests: IntegrationTestCase {
 
     func test_given502WithEmptyBody_thenServerErrorWithoutMetadataBody() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/502", query: [.init(name: "body", value: "empty")])))
+        let error = failure(of: client.request(status(502, body: "empty")))
         XCTAssertEqual(error.map(errorKind), "serverError(502)")
         XCTAssertNil((error as? NetworkError)?.metadata?.body)
     }
 
     func test_given300WithoutLocation_thenUnexpectedStatus() throws {
         let client = try makeClient()
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/300")))
+        let error = failure(of: client.request(status(300)))
         XCTAssertEqual(error.map(errorKind), "unexpectedStatus(300)")
     }
 
@@ -81,7 +87,7 @@ final class StatusIntegrationTests: IntegrationTestCase {
                 ServerMetadata(status: "custom-\(response.statusCode)", message: nil, body: nil)
             }
         }
-        let error = failure(of: client.request(LiveJSONEndpoint(path: "status/409")))
+        let error = failure(of: client.request(status(409)))
         XCTAssertEqual((error as? NetworkError)?.metadata?.status, "custom-409")
     }
 
@@ -96,7 +102,7 @@ final class StatusIntegrationTests: IntegrationTestCase {
 
     func test_givenAnErrorStatus_whenAskingForTheResponse_thenItIsStillClassified() throws {
         let client = try makeClient()
-        let error = failure(of: client.response(for: LiveJSONEndpoint(path: "status/418")))
+        let error = failure(of: client.response(for: status(418)))
         XCTAssertEqual(error.map(errorKind), "clientError(418)")
     }
 }
