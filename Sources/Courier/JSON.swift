@@ -30,8 +30,8 @@ public enum JSON: Sendable, Hashable {
     /// Parses a JSON document (any top-level value, including a bare string or number).
     ///
     /// - Parameter data: UTF-8 JSON text.
-    /// - Throws: the decoder's `DecodingError` when `data` is not valid JSON, or when it is
-    ///   nested too deeply for the platform's parser (Foundation refuses depths beyond a few hundred levels).
+    /// - Throws: the decoder's `DecodingError` when `data` is not valid JSON, or when arrays and
+    ///   objects are nested more than 100 levels deep.
     ///
     /// ```swift
     /// let json = try JSON(data: Data(#"{"id": 7}"#.utf8))
@@ -40,13 +40,21 @@ public enum JSON: Sendable, Hashable {
     public init(data: Data) throws {
         self = try JSONDecoder().decode(JSON.self, from: data)
     }
+
+    /// The deepest nesting of arrays and objects that decoding accepts: 100 levels, counted from the
+    /// top of the document (levels of an enclosing `Decodable` type count too). Decoding recurses
+    /// once per level, and Dispatch worker threads on Apple platforms have 512 KiB stacks: a few
+    /// hundred levels (which Foundation's parser accepts) would overflow them, so a hostile body
+    /// could crash the app.
+    static let maximumDepth = 100
 }
 
 extension JSON: Codable {
     /// Decodes any JSON value.
     ///
     /// - Parameter decoder: the decoder to read from.
-    /// - Throws: `DecodingError.dataCorrupted` when the value is none of the JSON kinds.
+    /// - Throws: `DecodingError.dataCorrupted` when the value is none of the JSON kinds, or when it is
+    ///   an array or object inside 100 others (see ``init(data:)``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -57,6 +65,11 @@ extension JSON: Codable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if decoder.codingPath.count >= JSON.maximumDepth {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "The JSON nests arrays and objects more than \(JSON.maximumDepth) levels deep."
+            ))
         } else if let value = try? container.decode([JSON].self) {
             self = .array(value)
         } else if let value = try? container.decode([String: JSON].self) {
