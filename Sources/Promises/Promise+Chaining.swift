@@ -39,19 +39,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        let child = Promise<U>(upstream: self)
-        _observe(.callback { result in
-            queue.async {
-                guard child.isPending else { return }
-                switch result {
-                case .success(let value):
-                    do { child._adopt(try body(value)) } catch { child._resolve(.failure(error)) }
-                case .failure(let error):
-                    child._resolve(.failure(error))
-                }
-            }
-        })
-        return child
+        _step(on: queue, .then(body))
     }
 
     /// Transforms the value: when this promise fulfils, `body` runs on `queue`.
@@ -67,9 +55,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        let child = Promise<U>(upstream: self)
-        _chain(to: child, on: queue) { .success(try body($0)) }
-        return child
+        _step(on: queue, .map(body))
     }
 
     /// Consumes the value at the end of a chain; follow it with `catch`.
@@ -83,9 +69,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        let child = Promise<Void>(upstream: self)
-        _chain(to: child, on: queue) { .success(try body($0)) }
-        return child
+        _step(on: queue, .map(body))
     }
 
     /// Runs a side effect with the value and passes the value on unchanged.

@@ -17,7 +17,8 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
     }
 
     deinit {
-        promise._resolve(.failure(PromiseError.resolverReleased))
+        // Checked first so that the common case (already settled) boxes no error.
+        if promise.isPending { promise._resolve(.failure(PromiseError.resolverReleased)) }
     }
 
     /// Fulfils the promise with `value`, unless it has already settled.

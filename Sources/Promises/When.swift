@@ -3,18 +3,26 @@ import Foundation
 /// The mutable part of a `when`: results collected so far, under a lock.
 ///
 /// `@unchecked Sendable`: its only stored property is a lock-box.
+@usableFromInline
 final class WhenCollector<T: Sendable>: @unchecked Sendable {
-    private struct State: Sendable {
-        var values: [T?]
-        var remaining: Int
-    }
-    private let state: Locked<State>
+    @usableFromInline struct State: Sendable {
+        @usableFromInline var values: [T?]
+        @usableFromInline var remaining: Int
 
+        @inlinable init(values: [T?], remaining: Int) {
+            self.values = values
+            self.remaining = remaining
+        }
+    }
+    @usableFromInline let state: Locked<State>
+
+    @inlinable
     init(count: Int) {
         state = Locked(State(values: Array(repeating: nil, count: count), remaining: count))
     }
 
     /// Stores `value` at `index`; returns every value, in order, once the last one arrived.
+    @inlinable
     func store(_ value: T, at index: Int) -> [T]? {
         state.withLock { state -> [T]? in
             state.values[index] = value
@@ -33,6 +41,7 @@ final class WhenCollector<T: Sendable>: @unchecked Sendable {
 /// ```swift
 /// when(fulfilled: ids.map { client.request(Users.detail(id: $0)) }).done { users in … }
 /// ```
+@inlinable
 public func when<T>(fulfilled promises: [Promise<T>]) -> Promise<[T]> {
     guard !promises.isEmpty else { return .value([]) }
     let result = Promise<[T]>(upstream: nil)
@@ -81,6 +90,7 @@ public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise
 ///     let failed = results.filter { if case .failure = $0 { true } else { false } }
 /// }
 /// ```
+@inlinable
 public func when<T>(resolved promises: [Promise<T>]) -> Promise<[Result<T, any Error>]> {
     guard !promises.isEmpty else { return .value([]) }
     let result = Promise<[Result<T, any Error>]>(upstream: nil)
@@ -100,6 +110,7 @@ public func when<T>(resolved promises: [Promise<T>]) -> Promise<[Result<T, any E
 /// ```swift
 /// race([client.request(Mirror.a), client.request(Mirror.b)]).done { fastest in … }
 /// ```
+@inlinable
 public func race<T>(_ promises: [Promise<T>]) -> Promise<T> {
     guard !promises.isEmpty else { return Promise(error: PromiseError.emptyRace) }
     let result = Promise<T>(upstream: nil)
