@@ -68,6 +68,15 @@ final class CombinatorTests: XCTestCase {
         XCTAssertEqual(second.cancelHookRuns.value, 1)
     }
 
+    func test_givenWhenFulfilledPair_whenAValueIsNil_thenTheTupleHoldsNil() {
+        let pair = value(of: when(fulfilled: Promise<Int?>.value(nil), Promise<String?>.value("x")))
+        XCTAssertNotNil(pair)
+        XCTAssertEqual(pair?.0, .some(nil))
+        XCTAssertEqual(pair?.1, "x")
+        let all = value(of: when(fulfilled: [Promise<Int?>.value(nil), .value(2)]))
+        XCTAssertEqual(all, [nil, 2])
+    }
+
     // MARK: when(resolved:)
 
     func test_givenWhenResolved_thenItNeverRejectsAndKeepsEveryResultInOrder() {
