@@ -25,6 +25,31 @@ final class TestServerSmokeTests: XCTestCase {
         own.stop()   // idempotent
     }
 
+    func test_givenAScriptThatExitsEarly_whenStarting_thenAClearErrorArrivesQuickly() throws {
+        let script = try temporaryScript("import sys\nsys.exit(3)\n")
+        let start = Date()
+        XCTAssertThrowsError(try TestServer.start(script: script, timeout: 5)) { error in
+            XCTAssertTrue("\(error)".contains("exit status 3"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 4, "an early exit must not wait for the timeout")
+    }
+
+    func test_givenAScriptThatNeverPrintsItsPort_whenStarting_thenItTimesOutAndIsStopped() throws {
+        let script = try temporaryScript("import time\ntime.sleep(30)\n")
+        let start = Date()
+        XCTAssertThrowsError(try TestServer.start(script: script, timeout: 0.5)) { error in
+            XCTAssertTrue("\(error)".contains("no 'PORT <n>' line within 0.5 s"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 4)
+    }
+
+    private func temporaryScript(_ source: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).py")
+        try Data(source.utf8).write(to: url)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
     func test_givenTheServer_whenStarted_thenItListensOnLoopbackOnly() throws {
         let server = try server
         XCTAssertEqual(server.baseURL.host, "127.0.0.1")

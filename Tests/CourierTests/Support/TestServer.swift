@@ -65,10 +65,13 @@ final class TestServer: @unchecked Sendable {
 
     /// Launches a new server process and waits (at most `timeout` seconds) for its port.
     ///
+    /// - Parameters:
+    ///   - script: the Python script to run; default `Fixtures/test_server.py`.
+    ///   - timeout: how long to wait for the `PORT <n>` line; default 10 s.
     /// - Throws: `StartError` when python3 or the script is missing, the process exits early, or the
-    ///   port line does not arrive in time.
-    static func start(timeout: TimeInterval = 10) throws -> TestServer {
-        let script = try scriptURL()
+    ///   port line does not arrive in time (the process is then terminated).
+    static func start(script: URL? = nil, timeout: TimeInterval = 10) throws -> TestServer {
+        let script = try script ?? scriptURL()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script.path]
