@@ -6,16 +6,26 @@ struct Workload {
     let name: String
     /// How many units (steps, round trips, elements) one run performs; results are per unit.
     let units: Int
-    /// Performs one run and returns the nanoseconds of its timed part (set-up may be excluded).
-    let run: () -> UInt64
+    /// Performs one run and returns the time of its timed part (set-up may be excluded).
+    let run: () -> Timing
+}
+
+/// Wall-clock and process CPU time of one timed section, in nanoseconds.
+struct Timing {
+    var wall: UInt64
+    /// CPU time of every thread of this process: unlike wall time, it leaves out the time the
+    /// work spent preempted by other processes, but it also leaves out time spent waiting.
+    var cpu: UInt64
 }
 
 /// The samples of one workload, in nanoseconds per unit, one per repetition.
 struct Samples {
     let name: String
     var perUnit: [Double] = []
+    var cpuPerUnit: [Double] = []
 
     var median: Double { Statistics.median(perUnit) }
+    var cpuMedian: Double { Statistics.median(cpuPerUnit) }
     var lowerQuartile: Double { Statistics.quantile(perUnit, 0.25) }
     var upperQuartile: Double { Statistics.quantile(perUnit, 0.75) }
 }
@@ -42,11 +52,13 @@ struct ComparisonResult {
 
     /// The median over repetitions of `numerator / denominator` within the same repetition,
     /// so slow phases of a noisy machine hit both sides of each ratio alike.
-    func pairedRatio(_ numerator: String, _ denominator: String) -> Double {
+    func pairedRatio(_ numerator: String, _ denominator: String, cpu: Bool = false) -> Double {
         guard let top = samples.first(where: { $0.name == numerator }),
               let bottom = samples.first(where: { $0.name == denominator })
         else { return .nan }
-        let ratios = zip(top.perUnit, bottom.perUnit).map { $0 / $1 }
+        let ratios = cpu
+            ? zip(top.cpuPerUnit, bottom.cpuPerUnit).map { $0 / $1 }
+            : zip(top.perUnit, bottom.perUnit).map { $0 / $1 }
         return Statistics.median(ratios)
     }
 
@@ -64,21 +76,32 @@ func compare(_ title: String, warmUp: Int, repetitions: Int, _ workloads: [Workl
         for offset in 0..<workloads.count {
             let index = (repetition + offset) % workloads.count
             let workload = workloads[index]
-            let nanoseconds = workload.run()
+            let timing = workload.run()
             if repetition >= warmUp {
-                samples[index].perUnit.append(Double(nanoseconds) / Double(workload.units))
+                samples[index].perUnit.append(Double(timing.wall) / Double(workload.units))
+                samples[index].cpuPerUnit.append(Double(timing.cpu) / Double(workload.units))
             }
         }
     }
     return ComparisonResult(title: title, samples: samples)
 }
 
-/// Nanoseconds elapsed while `body` runs (monotonic clock).
+/// Wall-clock (monotonic) and process CPU nanoseconds elapsed while `body` runs.
 @inline(__always)
-func timed(_ body: () -> Void) -> UInt64 {
+func timed(_ body: () -> Void) -> Timing {
+    let startCPU = processCPUNanoseconds()
     let start = DispatchTime.now().uptimeNanoseconds
     body()
-    return DispatchTime.now().uptimeNanoseconds - start
+    let wall = DispatchTime.now().uptimeNanoseconds - start
+    let cpu = processCPUNanoseconds() - startCPU
+    return Timing(wall: wall, cpu: cpu)
+}
+
+/// CPU time consumed so far by all threads of this process.
+func processCPUNanoseconds() -> UInt64 {
+    var now = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 else { return 0 }
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
 /// Stops the benchmark with a message when a workload computed the wrong answer,

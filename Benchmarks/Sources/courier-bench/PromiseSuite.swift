@@ -39,6 +39,7 @@ func runPromiseSuite(_ options: SuiteOptions) -> [Row] {
         DispatchWorkloads.hopChain(steps: options.steps, queue: serial),
         NIOWorkloads.mapChain(steps: options.steps, loop: loop),
         CourierWorkloads.mapChainOnSettledHead(steps: options.steps, queue: serial),
+        CourierWorkloads.mapChainAttachOnly(steps: options.steps, queue: serial),
     ])
     rows += a1Rows(a1)
 
@@ -68,18 +69,22 @@ private func a1Rows(_ a1: ComparisonResult) -> [Row] {
     let raw = sample(a1, "raw q.async")
     let nio = sample(a1, "NIO map")
     let settled = sample(a1, "Courier map, settled head")
+    let attach = sample(a1, "Courier map (attach only)")
     return [
         .info("A1", "Courier `map` step, pending head, private serial queue", value: courier.median,
-              unit: " ns", spread: courier.spread, format: "%.0f"),
-        .info("A1", "raw `q.async` hop (reference)", value: raw.median, unit: " ns", spread: raw.spread, format: "%.0f"),
+              unit: " ns", spread: courier.spread, cpu: courier.cpuMedian, format: "%.0f"),
+        .info("A1", "raw `q.async` hop (reference)", value: raw.median, unit: " ns", spread: raw.spread,
+              cpu: raw.cpuMedian, format: "%.0f"),
         .info("A1", "swift-nio `map` step, built off-loop (reference)", value: nio.median, unit: " ns",
-              spread: nio.spread, format: "%.0f"),
-        .limited("A1", "ratio Courier / raw q.async", value: a1.pairedRatio(courier.name, raw.name),
-                 unit: "x", limit: 2.0),
-        .limited("A1", "ratio Courier / swift-nio", value: a1.pairedRatio(courier.name, nio.name),
-                 unit: "x", limit: 1.0),
+              spread: nio.spread, cpu: nio.cpuMedian, format: "%.0f"),
+        .limited("A1", "ratio Courier / raw q.async", value: a1.pairedRatio(courier.name, raw.name), unit: "x",
+                 cpu: a1.pairedRatio(courier.name, raw.name, cpu: true), limit: 2.0),
+        .limited("A1", "ratio Courier / swift-nio", value: a1.pairedRatio(courier.name, nio.name), unit: "x",
+                 cpu: a1.pairedRatio(courier.name, nio.name, cpu: true), limit: 1.0),
+        .info("A1", "of which attaching the `map` (building the chain)", value: attach.median, unit: " ns",
+              spread: attach.spread, cpu: attach.cpuMedian, format: "%.0f"),
         .info("A1", "Courier `map` step, already-fulfilled head", value: settled.median, unit: " ns",
-              spread: settled.spread, format: "%.0f"),
+              spread: settled.spread, cpu: settled.cpuMedian, format: "%.0f"),
     ]
 }
 
@@ -90,17 +95,17 @@ private func a2Rows(_ a2: ComparisonResult) -> [Row] {
     let rawPing = sample(a2, "raw ping-pong")
     return [
         .info("A2", "Courier create + `done` + fulfil on another queue, caller waits", value: courier.median,
-              unit: " ns", spread: courier.spread, format: "%.0f"),
+              unit: " ns", spread: courier.spread, cpu: courier.cpuMedian, format: "%.0f"),
         .info("A2", "raw two-hop round trip, caller waits (reference)", value: raw.median, unit: " ns",
-              spread: raw.spread, format: "%.0f"),
-        .limited("A2", "ratio Courier / raw round trip", value: a2.pairedRatio(courier.name, raw.name),
-                 unit: "x", limit: 1.15),
+              spread: raw.spread, cpu: raw.cpuMedian, format: "%.0f"),
+        .limited("A2", "ratio Courier / raw round trip", value: a2.pairedRatio(courier.name, raw.name), unit: "x",
+                 cpu: a2.pairedRatio(courier.name, raw.name, cpu: true), limit: 1.15),
         .info("A2", "Courier ping-pong (no waiting thread)", value: courierPing.median, unit: " ns",
-              spread: courierPing.spread, format: "%.0f"),
+              spread: courierPing.spread, cpu: courierPing.cpuMedian, format: "%.0f"),
         .info("A2", "raw ping-pong (reference)", value: rawPing.median, unit: " ns",
-              spread: rawPing.spread, format: "%.0f"),
-        .info("A2", "ratio Courier / raw ping-pong", value: a2.pairedRatio(courierPing.name, rawPing.name),
-              unit: "x"),
+              spread: rawPing.spread, cpu: rawPing.cpuMedian, format: "%.0f"),
+        .info("A2", "ratio Courier / raw ping-pong", value: a2.pairedRatio(courierPing.name, rawPing.name), unit: "x",
+                 cpu: a2.pairedRatio(courierPing.name, rawPing.name, cpu: true)),
     ]
 }
 
@@ -110,11 +115,11 @@ private func a3Rows(_ a3: ComparisonResult) -> [Row] {
     let nio = sample(a3, "NIO whenAllSucceed")
     return [
         .limited("A3", "`when(fulfilled:)` over 10 000 pending: call + fulfil all + wait, per element",
-                 value: courier.median, unit: " ns", spread: courier.spread, limit: 250, format: "%.0f"),
+                 value: courier.median, unit: " ns", spread: courier.spread, cpu: courier.cpuMedian, limit: 250, format: "%.0f"),
         .info("A3", "of which the `when` call (attaching), per element", value: attach.median, unit: " ns",
-              spread: attach.spread, format: "%.0f"),
+              spread: attach.spread, cpu: attach.cpuMedian, format: "%.0f"),
         .info("A3", "swift-nio `whenAllSucceed`, same work, per element (reference)", value: nio.median,
-              unit: " ns", spread: nio.spread, format: "%.0f"),
+              unit: " ns", spread: nio.spread, cpu: nio.cpuMedian, format: "%.0f"),
     ]
 }
 

@@ -31,6 +31,24 @@ enum CourierWorkloads {
         }
     }
 
+    /// A1 detail: only attaching `steps` chained `map`s to a pending head; fulfilling and waiting
+    /// happen after the clock stops.
+    static func mapChainAttachOnly(steps: Int, queue: DispatchQueue) -> Workload {
+        Workload(name: "Courier map (attach only)", units: steps) {
+            let (head, seal) = Promise<Int>.pending()
+            var tail = head
+            let nanoseconds = timed {
+                for _ in 0..<steps {
+                    tail = tail.map(on: queue) { $0 &+ 1 }
+                }
+            }
+            seal.fulfill(0)
+            let answer = (try? tail.wait()) ?? -1
+            check(answer == steps, "Courier map chain (attach only) produced \(answer), expected \(steps)")
+            return nanoseconds
+        }
+    }
+
     /// A1 variant: the same chain hung off an already fulfilled promise, so the first steps
     /// settle while later ones are still being attached.
     static func mapChainOnSettledHead(steps: Int, queue: DispatchQueue) -> Workload {

@@ -13,16 +13,19 @@ struct Row {
     let measure: String
     let value: String
     let spread: String
+    /// The same measure in process CPU time, where it applies.
+    var cpu: String = ""
     let target: String
     let verdict: Verdict
 
     /// A row with a ceiling: passes when `value <= limit`.
     static func limited(
         _ id: String, _ measure: String, value: Double, unit: String, spread: String = "",
-        limit: Double, format: String = "%.2f"
+        cpu: Double? = nil, limit: Double, format: String = "%.2f"
     ) -> Row {
         Row(
             id: id, measure: measure, value: String(format: format, value) + unit, spread: spread,
+            cpu: cpu.map { String(format: format, $0) + unit } ?? "",
             target: "≤ " + String(format: format, limit) + unit,
             verdict: value.isFinite && value <= limit ? .pass : .fail
         )
@@ -30,9 +33,9 @@ struct Row {
 
     /// A row that informs and has no target.
     static func info(_ id: String, _ measure: String, value: Double, unit: String, spread: String = "",
-                     format: String = "%.2f") -> Row {
+                     cpu: Double? = nil, format: String = "%.2f") -> Row {
         Row(id: id, measure: measure, value: String(format: format, value) + unit, spread: spread,
-            target: "", verdict: .info)
+            cpu: cpu.map { String(format: format, $0) + unit } ?? "", target: "", verdict: .info)
     }
 }
 
@@ -43,10 +46,10 @@ extension Samples {
 
 /// Prints rows as a Markdown table.
 func printTable(_ rows: [Row]) {
-    print("| Row | Measure | Median | p25–p75 | Target | Result |")
-    print("|---|---|---:|---:|---:|:---:|")
+    print("| Row | Measure | Median | p25–p75 | CPU median | Target | Result |")
+    print("|---|---|---:|---:|---:|---:|:---:|")
     for row in rows {
-        print("| \(row.id) | \(row.measure) | \(row.value) | \(row.spread) | \(row.target) | \(row.verdict.rawValue) |")
+        print("| \(row.id) | \(row.measure) | \(row.value) | \(row.spread) | \(row.cpu) | \(row.target) | \(row.verdict.rawValue) |")
     }
 }
 
