@@ -25,6 +25,8 @@ SEEDS = {
     "ok_empty": seed(204, [], b""),
     "ok_truncated": seed(200, JSON, b'{"id":7,"name":"La'),
     "ok_nested": seed(200, JSON, b"[" * 40 + b"]" * 40),
+    "ok_deep_member": seed(200, JSON, b'{"id":1,"name":"a","extra":' + b"[" * 99 + b"]" * 99 + b"}"),
+    "ok_at_depth_limit": seed(200, JSON, b"[" * 100 + b"]" * 100),
     "ok_invalid_utf8": seed(200, JSON, b'{"id":7,"name":"\xff\xfe"}'),
     "ok_escapes": seed(200, JSON, b'{"id":1,"name":"\\u0000\\ud83d\\ude00\\n\\"x"}'),
     "ok_numbers": seed(200, JSON, b'[1e308,-0.0,123456789012345678901234567890,0.1,-1]'),

@@ -16,6 +16,8 @@ struct FuzzItem: Decodable {
     let price: Double?
     let tags: [String]?
     let owner: Owner?
+    /// Untyped JSON inside a typed response: its nesting counts towards `JSON.maximumDepth` too.
+    let extra: JSON?
 }
 
 /// Runs one response through everything the client does to a response, and checks the invariants
@@ -95,15 +97,38 @@ enum ResponseExercise {
             let text = json.description
             let reparsed = try? JSON(data: Data(text.utf8))
             expect(reparsed == json, "JSON.description does not round-trip")
+            expect(depth(of: json) <= JSON.maximumDepth, "JSON nested deeper than JSON.maximumDepth decoded")
             _ = json["id"]["name"][0].string
         }
         do {
             let item = try JSONDecoder().decode(FuzzItem.self, from: response.body)
             _ = (item.id, item.name, item.owner?.email)
+            if let extra = item.extra {
+                expect(depth(of: extra) < JSON.maximumDepth, "a JSON member nested too deep decoded")
+            }
             return nil
         } catch {
             return .decodingFailed(underlying: error, response: response)
         }
+    }
+
+    /// The number of nested arrays/objects, counted without recursion.
+    private static func depth(of json: JSON) -> Int {
+        var deepest = 0
+        var pending: [(JSON, Int)] = [(json, 0)]
+        while let (value, level) = pending.popLast() {
+            switch value {
+            case .array(let items):
+                deepest = max(deepest, level + 1)
+                pending += items.map { ($0, level + 1) }
+            case .object(let members):
+                deepest = max(deepest, level + 1)
+                pending += members.values.map { ($0, level + 1) }
+            case .null, .bool, .number, .string:
+                break
+            }
+        }
+        return deepest
     }
 
     private static func checkDescriptions(of error: NetworkError, planted: Bool) {
