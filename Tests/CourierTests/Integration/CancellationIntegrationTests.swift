@@ -31,6 +31,16 @@ final class CancellationIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(json["delay"].double, 0.2)
     }
 
+    func test_givenASubSecondTimeoutLongerThanTheDelay_thenTheAnswerArrives() throws {
+        // FoundationNetworking truncates URLRequest.timeoutInterval to whole seconds (0.8 -> 0,
+        // which times out at once), so the client's own deadline must govern fractional timeouts.
+        let client = try makeClient()
+        let json = try value(of: client.request(LiveJSONEndpoint(path: "delay/0.2", timeout: 0.8)))
+        XCTAssertEqual(json["delay"].double, 0.2)
+        let slower = try value(of: client.request(LiveJSONEndpoint(path: "delay/1.1", timeout: 1.9)))
+        XCTAssertEqual(slower["delay"].double, 1.1)
+    }
+
     func test_givenAnInFlightRequest_whenThePromiseIsCancelled_thenCancelledQuickly() throws {
         let plugin = AttemptRecorder()
         let client = try makeClient { $0.plugins = [plugin] }
