@@ -133,8 +133,8 @@ final class TestServerSmokeTests: XCTestCase {
     }
 
     func test_stall_neverAnswers_soTheClientTimesOut() throws {
-        // Whole seconds: FoundationNetworking on Linux truncates a request timeout to whole seconds
-        // (0.5 s times out at once, 1.5 s after 1 s).
+        // Whole seconds: FoundationNetworking on Linux applies timeoutIntervalForRequest in whole
+        // seconds (0.5 s times out at once, 1.5 s after 1 s).
         let start = Date()
         XCTAssertThrowsError(try server.fetch("/stall", timeout: 1)) { error in
             XCTAssertEqual((error as? URLError)?.code, .timedOut, "\(error)")

@@ -32,8 +32,8 @@ final class CancellationIntegrationTests: IntegrationTestCase {
     }
 
     func test_givenASubSecondTimeoutLongerThanTheDelay_thenTheAnswerArrives() throws {
-        // FoundationNetworking truncates URLRequest.timeoutInterval to whole seconds (0.8 -> 0,
-        // which times out at once), so the client's own deadline must govern fractional timeouts.
+        // FoundationNetworking handles timeouts in whole seconds only (a 0.5 s session timeout fires
+        // at once), so the client's own deadline must govern fractional timeouts.
         let client = try makeClient()
         let json = try value(of: client.request(LiveJSONEndpoint(path: "delay/0.2", timeout: 0.8)))
         XCTAssertEqual(json["delay"].double, 0.2)
