@@ -44,50 +44,35 @@ public final class ScheduledWork: Sendable {
     }
 }
 
-/// The default ``RequestScheduler``: `DispatchQueue.asyncAfter` on a queue.
+/// The default ``RequestScheduler``: one dispatch timer per scheduler, shared by all its work.
 ///
-/// A cancelled deadline drops its work (and whatever the work captured) at once; only a
-/// few bytes stay queued until the original fire time.
+/// Scheduled work sits in a min-heap ordered by due time; a single `DispatchSourceTimer` is armed
+/// for the earliest entry. Cancelling removes the work (and everything it captured) at once, so
+/// a busy client that finishes requests long before their 60-second deadlines keeps no pile of
+/// pending timers around; scheduling and cancelling cost a lock and a heap step each.
 ///
 /// ```swift
 /// var configuration = NetworkClient.Configuration(baseURL: url)
 /// configuration.scheduler = DispatchScheduler(queue: .global(qos: .utility))
 /// ```
 public struct DispatchScheduler: RequestScheduler {
-    private let queue: DispatchQueue
+    private let timers: TimerHeap
 
-    /// Creates a scheduler.
+    /// Creates a scheduler with its own timer.
     ///
     /// - Parameter queue: Where scheduled work runs. Default: the global concurrent queue.
     public init(queue: DispatchQueue = .global()) {
-        self.queue = queue
+        timers = TimerHeap(queue: queue)
     }
 
     /// Runs `work` on the scheduler's queue after `delay` seconds, unless cancelled first.
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        // A delay of `.infinity` (or beyond ~30 years) never fires: nothing is queued at all.
+        // A delay of `.infinity` (or beyond ~30 years) never fires: nothing is kept at all.
         guard !(delay > 1e9) else { return ScheduledWork {} }
-        let slot = WorkSlot(work)
         let seconds = delay > 0 ? delay : 0   // NaN and negatives: as soon as possible
-        queue.asyncAfter(deadline: .now() + seconds) { slot.take()?() }
-        return ScheduledWork { _ = slot.take() }
-    }
-}
-
-/// Holds scheduled work until it runs or is cancelled, whichever comes first.
-private final class WorkSlot: Sendable {
-    private let work: Protected<(@Sendable () -> Void)?>
-
-    init(_ work: @escaping @Sendable () -> Void) {
-        self.work = Protected(work)
-    }
-
-    /// Removes and returns the work; `nil` once it ran or was cancelled.
-    func take() -> (@Sendable () -> Void)? {
-        work.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
+        let id = timers.add(after: UInt64(seconds * 1e9), work)
+        let timers = self.timers
+        return ScheduledWork { timers.remove(id) }
     }
 }

@@ -1,0 +1,150 @@
+import Dispatch
+
+/// The timer behind ``DispatchScheduler``: a min-heap of due times plus one `DispatchSourceTimer`
+/// armed for the earliest live entry.
+///
+/// Cancelled entries leave the `live` table at once; their heap slots are skipped when they
+/// surface, and the heap is rebuilt from the live entries when more than half of it is dead, so
+/// memory stays proportional to the work that is actually pending.
+///
+/// While any work is pending the heap keeps itself alive, so work runs even when every copy of
+/// the ``DispatchScheduler`` that scheduled it is gone (like `asyncAfter` would).
+// @unchecked: `timer` is a constant whose methods libdispatch documents as thread-safe; every
+// other piece of mutable state is inside the `state` lock-box.
+final class TimerHeap: @unchecked Sendable {
+    private struct Entry: Sendable {
+        let due: UInt64
+        let id: UInt64
+
+        func precedes(_ other: Entry) -> Bool {
+            due != other.due ? due < other.due : id < other.id
+        }
+    }
+
+    private struct State: Sendable {
+        var heap: [Entry] = []
+        var live: [UInt64: (due: UInt64, work: @Sendable () -> Void)] = [:]
+        var nextID: UInt64 = 0
+        /// The uptime (ns) the timer is armed for; `UInt64.max` when disarmed.
+        var armedFor = UInt64.max
+        /// The heap itself while `live` is not empty.
+        var keepAlive: TimerHeap?
+    }
+
+    private let state = Protected(State())
+    private let timer: any DispatchSourceTimer
+
+    init(queue: DispatchQueue) {
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.fire() }
+        timer.schedule(deadline: .distantFuture)
+        timer.activate()
+    }
+
+    deinit {
+        timer.cancel()
+    }
+
+    /// Adds `work`, due `nanoseconds` from now; returns its id for ``remove(_:)``.
+    func add(after nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> UInt64 {
+        let due = DispatchTime.now().uptimeNanoseconds &+ nanoseconds
+        return state.withLock { state in
+            state.nextID &+= 1
+            let entry = Entry(due: due, id: state.nextID)
+            state.live[entry.id] = (due, work)
+            if state.keepAlive == nil { state.keepAlive = self }
+            Self.push(entry, into: &state.heap)
+            if due < state.armedFor { arm(&state, for: due) }
+            return entry.id
+        }
+    }
+
+    /// Forgets the work with `id` if it has not run yet.
+    func remove(_ id: UInt64) {
+        let released = state.withLock { state -> TimerHeap? in
+            guard state.live.removeValue(forKey: id) != nil else { return nil }
+            if state.live.isEmpty {
+                state.heap.removeAll(keepingCapacity: true)
+                defer { state.keepAlive = nil }
+                return state.keepAlive
+            }
+            if state.heap.count > 64 && state.heap.count > 2 * state.live.count {
+                state.heap = state.live.map { Entry(due: $0.value.due, id: $0.key) }
+                Self.heapify(&state.heap)
+            }
+            return nil
+        }
+        _ = released  // dropped here, outside the lock
+    }
+
+    /// Timer handler: runs everything that is due, in due order, and re-arms for the next entry.
+    private func fire() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (due, released) = state.withLock { state -> ([@Sendable () -> Void], TimerHeap?) in
+            var works: [@Sendable () -> Void] = []
+            while let first = state.heap.first {
+                guard let live = state.live[first.id] else {
+                    Self.popFirst(&state.heap)  // cancelled earlier
+                    continue
+                }
+                guard first.due <= now else { break }
+                Self.popFirst(&state.heap)
+                state.live[first.id] = nil
+                works.append(live.work)
+            }
+            state.armedFor = UInt64.max
+            if let next = state.heap.first { arm(&state, for: next.due) }
+            guard state.live.isEmpty else { return (works, nil) }
+            defer { state.keepAlive = nil }
+            return (works, state.keepAlive)
+        }
+        for work in due { work() }
+        _ = released  // dropped here, outside the lock
+    }
+
+    private func arm(_ state: inout State, for due: UInt64) {
+        state.armedFor = due
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
+    }
+
+    // MARK: Binary heap
+
+    private static func push(_ entry: Entry, into heap: inout [Entry]) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func popFirst(_ heap: inout [Entry]) {
+        guard let last = heap.popLast() else { return }
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(&heap, from: 0)
+    }
+
+    private static func siftDown(_ heap: inout [Entry], from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var first = parent
+            if left < heap.count && heap[left].precedes(heap[first]) { first = left }
+            if right < heap.count && heap[right].precedes(heap[first]) { first = right }
+            guard first != parent else { return }
+            heap.swapAt(parent, first)
+            parent = first
+        }
+    }
+
+    private static func heapify(_ heap: inout [Entry]) {
+        guard heap.count > 1 else { return }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+            siftDown(&heap, from: index)
+        }
+    }
+}

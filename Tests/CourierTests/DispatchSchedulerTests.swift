@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+@testable import Courier
+
+final class DispatchSchedulerTests: XCTestCase {
+    func test_givenDelay_whenScheduled_thenRunsOnceNoEarlierThanTheDelay() {
+        let scheduler = DispatchScheduler()
+        let ran = expectation(description: "ran")
+        let started = DispatchTime.now().uptimeNanoseconds
+        let elapsed = SharedValue<UInt64>(0)
+        scheduler.schedule(after: 0.05) {
+            elapsed.withLock { $0 = DispatchTime.now().uptimeNanoseconds - started }
+            ran.fulfill()
+        }
+        wait(for: [ran], timeout: 5)
+        XCTAssertGreaterThanOrEqual(elapsed.withLock { $0 }, 49_000_000)
+    }
+
+    func test_givenZeroDelay_whenScheduled_thenRunsLaterNotInsideTheCall() {
+        let queue = DispatchQueue(label: "scheduler")
+        let scheduler = DispatchScheduler(queue: queue)
+        let ran = expectation(description: "ran")
+        let hasRun = SharedValue(false)
+        queue.sync {
+            scheduler.schedule(after: 0) {
+                hasRun.withLock { $0 = true }
+                ran.fulfill()
+            }
+            XCTAssertFalse(hasRun.withLock { $0 }, "the work ran inside schedule(after:)")
+        }
+        wait(for: [ran], timeout: 5)
+    }
+
+    func test_givenCancelledWork_whenItsTimePasses_thenItNeverRuns() {
+        let scheduler = DispatchScheduler()
+        let cancelledRan = SharedValue(false)
+        let work = scheduler.schedule(after: 0.02) { cancelledRan.withLock { $0 = true } }
+        work.cancel()
+        work.cancel()  // idempotent
+        let later = expectation(description: "sentinel")
+        scheduler.schedule(after: 0.1) { later.fulfill() }
+        wait(for: [later], timeout: 5)
+        XCTAssertFalse(cancelledRan.withLock { $0 })
+    }
+
+    func test_givenWorksScheduledOutOfOrder_whenDue_thenRunInDueOrder() {
+        let scheduler = DispatchScheduler(queue: DispatchQueue(label: "serial"))
+        let order = SharedValue<[Int]>([])
+        let done = expectation(description: "all ran")
+        done.expectedFulfillmentCount = 4
+        for (label, delay) in [(3, 0.09), (1, 0.03), (2, 0.06), (0, 0.0)] {
+            scheduler.schedule(after: delay) {
+                order.withLock { $0.append(label) }
+                done.fulfill()
+            }
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(order.withLock { $0 }, [0, 1, 2, 3])
+    }
+
+    func test_givenManyCancelledLongDeadlines_whenShortWorkScheduled_thenItStillRuns() {
+        let scheduler = DispatchScheduler()
+        for _ in 0..<10_000 {
+            scheduler.schedule(after: 60) { XCTFail("cancelled work ran") }.cancel()
+        }
+        let kept = (0..<10).map { _ in scheduler.schedule(after: 60) {} }
+        let ran = expectation(description: "ran")
+        scheduler.schedule(after: 0.01) { ran.fulfill() }
+        wait(for: [ran], timeout: 5)
+        kept.forEach { $0.cancel() }
+    }
+
+    func test_givenInfiniteDelay_whenScheduled_thenNeverRunsAndCancelIsHarmless() {
+        let scheduler = DispatchScheduler()
+        let ran = SharedValue(false)
+        let work = scheduler.schedule(after: .infinity) { ran.withLock { $0 = true } }
+        let later = expectation(description: "sentinel")
+        scheduler.schedule(after: 0.05) { later.fulfill() }
+        wait(for: [later], timeout: 5)
+        work.cancel()
+        XCTAssertFalse(ran.withLock { $0 })
+    }
+
+    func test_givenScheduledWork_whenScheduledFromManyThreads_thenEachRunsExactlyOnce() {
+        let scheduler = DispatchScheduler()
+        let count = SharedValue(0)
+        let done = expectation(description: "all ran")
+        done.expectedFulfillmentCount = 2_000
+        DispatchQueue.concurrentPerform(iterations: 2_000) { index in
+            scheduler.schedule(after: Double(index % 7) / 1_000) {
+                count.withLock { $0 += 1 }
+                done.fulfill()
+            }
+            if index.isMultiple(of: 2) { scheduler.schedule(after: 30) { XCTFail("cancelled work ran") }.cancel() }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(count.withLock { $0 }, 2_000)
+    }
+}
+
+extension DispatchSchedulerTests {
+    func test_givenSchedulerReleased_whenWorkIsPending_thenItStillRuns() {
+        let ran = expectation(description: "ran")
+        do {
+            let scheduler = DispatchScheduler(queue: DispatchQueue(label: "temporary"))
+            scheduler.schedule(after: 0.02) { ran.fulfill() }
+        }
+        wait(for: [ran], timeout: 5)
+    }
+}
