@@ -101,4 +101,38 @@ final class AuthenticationIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(plugin.sent.map { $0.value(forHTTPHeaderField: "Authorization") },
                        ["Bearer expired", "Bearer still-wrong"], "one attempt and one replay, no loop")
     }
+
+    func test_givenARefreshInProgress_whenAnotherRequestIsIssued_thenItIsHeldAndLeavesWithTheNewToken() throws {
+        let realm = try newRealm()
+        let refresher = try makeClient()
+        let rotate = rotateEndpoint(realm)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let authenticator = TokenAuthenticator(token: "expired") { _ in
+            started.signal()
+            return Promise<Void> { seal in
+                DispatchQueue.global().async {
+                    _ = release.wait(timeout: .now() + 10)
+                    seal.fulfill(())
+                }
+            }.then { refresher.request(rotate).map { $0.token } }
+        }
+        let plugin = AttemptRecorder()
+        let client = try makeClient {
+            $0.authenticator = authenticator
+            $0.plugins = [plugin]
+        }
+        let first = client.request(LiveJSONEndpoint(path: "bearer/\(realm)"))
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success, "the 401 never started a refresh")
+        let second = client.request(LiveJSONEndpoint(path: "bearer/\(realm)"))
+        release.signal()
+
+        let replies = try value(of: when(fulfilled: [first, second]), within: 10)
+        let newToken = try XCTUnwrap(replies[0]["token"].string)
+        XCTAssertEqual(replies.map { $0["token"].string }, [newToken, newToken])
+        XCTAssertEqual(try rotations(realm), 1)
+        let sentTokens = plugin.sent.compactMap { $0.value(forHTTPHeaderField: "Authorization") }
+        XCTAssertEqual(sentTokens.filter { $0 == "Bearer expired" }.count, 1,
+                       "only the first attempt may carry the expired token: \(sentTokens)")
+    }
 }

@@ -82,6 +82,25 @@ final class CancellationIntegrationTests: IntegrationTestCase {
         }
     }
 
+    func test_givenARequestHeldByPause_whenItsCompletionTaskIsCancelled_thenCompletionGetsCancelled() throws {
+        let client = try makeClient()
+        client.pause()
+        defer { client.resume() }
+        let done = expectation(description: "completion")
+        let received = ResultSlot<JSON>()
+        let task = client.request(LiveJSONEndpoint(path: "anything")) { result in
+            received.put(result.mapError { $0 as any Error })
+            done.fulfill()
+        }
+        task.cancel()
+        wait(for: [done], timeout: 2)
+        if case .failure(let error)? = received.take(within: 0) {
+            XCTAssertEqual(errorKind(error), "cancelled")
+        } else {
+            XCTFail("completion did not report a failure")
+        }
+    }
+
     func test_givenAnInFlightSend_whenItsTaskIsCancelled_thenItThrowsCancelled() async throws {
         let plugin = AttemptRecorder()
         let client = try makeClient { $0.plugins = [plugin] }
