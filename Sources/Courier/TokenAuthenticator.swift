@@ -171,6 +171,7 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     /// A request replayed with a fresh credential was rejected again.
     case rejectedAfterRefresh
 
+    /// A one-line explanation of why the refresh was given up; it holds no credential.
     public var description: String {
         switch self {
         case .refreshLimitExceeded(let count, let window):
@@ -180,5 +181,6 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
         }
     }
 
+    /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -23,6 +23,7 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
 }
 
 extension PromiseError: LocalizedError, CustomStringConvertible {
+    /// A one-sentence explanation of the failure, e.g. "The promise was cancelled."
     public var description: String {
         switch self {
         case .timedOut: "The promise timed out before it settled."
@@ -33,6 +34,7 @@ extension PromiseError: LocalizedError, CustomStringConvertible {
         }
     }
 
+    /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
 

@@ -9,6 +9,7 @@ public enum StubError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     /// A fixture file exists but could not be read.
     case unreadableFixture(path: String)
 
+    /// A one-line explanation naming the request or fixture path involved.
     public var description: String {
         switch self {
         case .missingFixture(let request, let searched):
@@ -18,5 +19,6 @@ public enum StubError: Error, Sendable, Equatable, CustomStringConvertible, Loca
         }
     }
 
+    /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
