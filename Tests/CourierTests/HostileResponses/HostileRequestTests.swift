@@ -1,0 +1,270 @@
+import Foundation
+import XCTest
+import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bad caller input: odd endpoint paths, unusable base URLs, bodies that cannot be encoded, odd
+/// timeouts. Each must give a usable request or a typed `NetworkError.invalidRequest`, never a crash.
+final class HostileRequestTests: XCTestCase {
+    private let base = URL(string: "https://api.example.com/v1") ?? URL(fileURLWithPath: "/")
+
+    // MARK: - Paths
+
+    func test_givenPathWithSpaces_whenBuilt_thenTheSpacesArePercentEncoded() throws {
+        let request = try makeRequest(Probe(path: "users/Ada Lovelace/posts"))
+        XCTAssertEqual(request.url?.absoluteString, "https://api.example.com/v1/users/Ada%20Lovelace/posts")
+    }
+
+    func test_givenDotDotSegments_whenBuilt_thenInvalidRequest() {
+        for path in ["..", "../admin", "users/../admin", "users/..", "/../x", "%2E%2E/x", ".%2e/x", "a/%2e%2E"] {
+            XCTAssertEqual(kind(of: Probe(path: path)), "invalidRequest", "path: \(path)")
+        }
+    }
+
+    func test_givenDotsThatAreNotParentSegments_whenBuilt_thenAccepted() throws {
+        for path in ["...", "..a", "a..b", "v1.2/file..txt", "."] {
+            XCTAssertNoThrow(try makeRequest(Probe(path: path)), "path: \(path)")
+        }
+    }
+
+    func test_givenQueryAndFragmentCharactersInPath_whenBuilt_thenTheyStayInThePath() throws {
+        let request = try makeRequest(Probe(path: "files/a?b#c", query: [URLQueryItem(name: "page", value: "2")]))
+        XCTAssertEqual(request.url?.absoluteString, "https://api.example.com/v1/files/a%3Fb%23c?page=2")
+        XCTAssertEqual(request.url?.query, "page=2")
+    }
+
+    func test_givenBrokenPercentEscapes_whenBuilt_thenThePercentSignIsEncoded() throws {
+        let request = try makeRequest(Probe(path: "a%zz/b%/c%4"))
+        XCTAssertEqual(request.url?.absoluteString, "https://api.example.com/v1/a%25zz/b%25/c%254")
+    }
+
+    func test_givenControlCharactersAndUnicodeInPath_whenBuilt_thenEncodedAsUTF8Escapes() throws {
+        let request = try makeRequest(Probe(path: "a\r\nb\u{0}c/żółw"))
+        XCTAssertEqual(request.url?.absoluteString,
+                       "https://api.example.com/v1/a%0D%0Ab%00c/%C5%BC%C3%B3%C5%82w")
+    }
+
+    func test_givenHostileQueryValues_whenBuilt_thenEachStaysOneItem() throws {
+        let items = [URLQueryItem(name: "q", value: "a&b=c#d+e f"), URLQueryItem(name: "x y", value: nil)]
+        let request = try makeRequest(Probe(path: "search", query: items))
+        let parsed = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }
+        XCTAssertEqual(parsed, items)
+    }
+
+    func test_givenA100KiBPath_whenBuilt_thenARequestIsFormedWithoutCrashing() throws {
+        let path = String(repeating: "segment/", count: 12_800) + "end"
+        let request = try makeRequest(Probe(path: path))
+        XCTAssertEqual(request.url?.path.count, "/v1/".count + path.count)
+    }
+
+    // MARK: - Base URLs
+
+    func test_givenBaseURLsWithoutSchemeOrHost_whenBuilt_thenInvalidRequest() {
+        let bases = ["api.example.com/v1", "/just/a/path", "file:///tmp/x", "mailto:someone@example.com", "https://"]
+        for text in bases {
+            guard let url = URL(string: text) else { continue }
+            let client = NetworkClient(baseURL: url)
+            XCTAssertEqual(kind(of: Probe(path: "users"), client: client), "invalidRequest", "base URL: \(text)")
+        }
+    }
+
+    func test_givenUnusableBaseURL_whenRequested_thenThePromiseRejectsWithInvalidRequestAndNothingIsSent() throws {
+        let recorder = StubRecorder()
+        let url = try XCTUnwrap(URL(string: "no-scheme-here"))
+        let client = NetworkClient.stubbing().recording(into: recorder)
+            .makeClient(configuration: NetworkClient.Configuration(baseURL: url))
+        XCTAssertEqual(outcome(of: client.request(Probe(path: "users"))), "invalidRequest")
+        XCTAssertEqual(recorder.count, 0)
+    }
+
+    // MARK: - Bodies
+
+    func test_givenBodiesThatCannotBeEncoded_whenBuilt_thenInvalidRequest() {
+        let bodies: [(String, RequestBody)] = [
+            ("NaN", .json(Double.nan)),
+            ("infinity in a dictionary", .json(["ratio": Double.infinity])),
+            ("an encoder that throws", .json(Unencodable())),
+        ]
+        for (name, body) in bodies {
+            XCTAssertEqual(kind(of: Probe(path: "items", method: .post, body: body)), "invalidRequest", "body: \(name)")
+        }
+    }
+
+    func test_givenUnencodableBody_whenRequestedThroughAStub_thenRejectsWithInvalidRequestAndNothingIsSent() {
+        let recorder = StubRecorder()
+        let client = NetworkClient.stubbing().recording(into: recorder).makeClient()
+        let promise = client.request(Probe(path: "items", method: .post, body: .json(Double.nan)))
+        XCTAssertEqual(outcome(of: promise), "invalidRequest")
+        XCTAssertEqual(recorder.count, 0)
+    }
+
+    func test_givenHostileFormValues_whenBuilt_thenTheFormStaysParsable() throws {
+        let form = ["name": "a&b=c", "emoji": "☕️ +1", "": "empty key"]
+        let request = try makeRequest(Probe(path: "form", method: .post, body: .form(form)))
+        let text = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+        var parsed = URLComponents()
+        parsed.percentEncodedQuery = text.replacingOccurrences(of: "+", with: "%20")
+        let pairs = (parsed.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        XCTAssertEqual(Dictionary(pairs, uniquingKeysWith: { first, _ in first }), form)
+    }
+
+    // MARK: - Timeouts
+
+    func test_givenNonPositiveOrNaNTimeouts_whenBuilt_thenInvalidRequest() {
+        for timeout in [0, -1, -.infinity, .nan] as [TimeInterval] {
+            XCTAssertEqual(kind(of: Probe(path: "x", timeout: timeout)), "invalidRequest", "timeout: \(timeout)")
+        }
+    }
+
+    func test_givenHugeTimeouts_whenRequestedThroughAStub_thenTheRequestStillCompletes() {
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        for timeout in [.infinity, 1e300, Double(Int64.max)] as [TimeInterval] {
+            XCTAssertEqual(outcome(of: client.request(Probe(path: "x", timeout: timeout))), "decoded",
+                           "timeout: \(timeout)")
+        }
+    }
+
+    // MARK: - Headers on the wire
+
+    /// Open finding (Docs/Reliability.md, "Open findings"): on Linux, FoundationNetworking hands header
+    /// lines to libcurl as they are, so a CR LF in an endpoint header value reaches the wire as a second
+    /// header. While this is `true` the test below reports the smuggled header as a skip instead of a
+    /// failure; set it to `false` once the pipeline rejects (``NetworkError/invalidRequest(reason:)``)
+    /// or strips CR/LF/NUL in header names and values.
+    private static let headerInjectionIsOpen = true
+
+    /// A header value with CR LF must not smuggle a second header onto the wire.
+    func test_givenHeaderValueWithCRLF_whenSentToTheLocalServer_thenNoExtraHeaderArrives() throws {
+        guard let names = try receivedHeaderNames(sending: ["X-Note": "a\r\nX-Smuggled: yes"]) else { return }
+        try expectNoSmuggling(names, marker: "x-smuggled")
+    }
+
+    /// A header name with CR LF must not smuggle a header either (nor cut off the headers after it).
+    func test_givenHeaderNameWithCRLF_whenSentToTheLocalServer_thenNoExtraHeaderArrives() throws {
+        guard let names = try receivedHeaderNames(sending: ["X-Other\r\nX-Smuggled-Name": "b"]) else { return }
+        try expectNoSmuggling(names, marker: "x-smuggled-name")
+        let intact = names.contains { $0.lowercased() == "accept" }
+        if !intact && Self.headerInjectionIsOpen {
+            throw XCTSkip("open finding: CR LF in a header name cut off the headers after it (received \(names))")
+        }
+        XCTAssertTrue(intact, "the default Accept header is missing: \(names)")
+    }
+
+    // MARK: - Helpers
+
+    /// The header names the local server received for `GET /headers` with `headers`; `nil` (and no
+    /// failure) when the client refused the request with `invalidRequest`, which is also acceptable.
+    private func receivedHeaderNames(sending headers: [String: String]) throws -> [String]? {
+        let client = NetworkClient(baseURL: try TestServer.shared.baseURL)
+        let settled = expectation(description: "settled")
+        let box = ResultBox()
+        client.request(Echo(headers: headers)) { result in
+            box.result = result
+            settled.fulfill()
+        }
+        wait(for: [settled], timeout: 10)
+        switch box.result {
+        case .success(let json)?:
+            return json["headers"].object.map { Array($0.keys) } ?? []
+        case .failure(.invalidRequest)?:
+            return nil
+        case .failure(let error)?:
+            XCTFail("unexpected error \(error)")
+            return nil
+        case nil:
+            XCTFail("the request did not settle")
+            return nil
+        }
+    }
+
+    private func expectNoSmuggling(_ names: [String], marker: String) throws {
+        let smuggled = names.contains { $0.lowercased() == marker }
+        if smuggled && Self.headerInjectionIsOpen {
+            throw XCTSkip("open finding: CR LF in a header smuggles a header onto the wire (received \(names))")
+        }
+        XCTAssertFalse(smuggled, "headers received: \(names)")
+    }
+
+    private func makeRequest(_ endpoint: Probe) throws -> URLRequest {
+        try NetworkClient(baseURL: base).makeURLRequest(for: endpoint)
+    }
+
+    /// `"ok"` when `makeURLRequest` succeeds, else the `NetworkError` case name.
+    private func kind(of endpoint: Probe, client: NetworkClient? = nil) -> String {
+        do {
+            _ = try (client ?? NetworkClient(baseURL: base)).makeURLRequest(for: endpoint)
+            return "ok"
+        } catch let error as NetworkError {
+            if case .invalidRequest = error { return "invalidRequest" }
+            return "\(error)"
+        } catch {
+            return "not a NetworkError: \(error)"
+        }
+    }
+
+    /// `"decoded"` or the `NetworkError` case name of a promise that must settle within 10 s.
+    private func outcome(of promise: Promise<JSON>) -> String {
+        let settled = expectation(description: "settled")
+        let box = TextBox()
+        _ = promise.tap { result in
+            switch result {
+            case .success: box.text = "decoded"
+            case .failure(NetworkError.invalidRequest): box.text = "invalidRequest"
+            case .failure(let error): box.text = "\(error)"
+            }
+            settled.fulfill()
+        }
+        wait(for: [settled], timeout: 10)
+        return box.text
+    }
+}
+
+/// An endpoint with every property stored.
+private struct Probe: Endpoint {
+    typealias Response = JSON
+    var path: String
+    var method: HTTPMethod = .get
+    var query: [URLQueryItem] = []
+    var body: RequestBody = .none
+    var timeout: TimeInterval?
+    var requiresAuthentication: Bool { false }
+}
+
+/// `GET /headers` on the local test server, which echoes the request headers it received.
+private struct Echo: Endpoint {
+    typealias Response = JSON
+    var path: String { "headers" }
+    var headers: [String: String]
+    var requiresAuthentication: Bool { false }
+}
+
+/// A body whose encoding always fails.
+private struct Unencodable: Encodable, Sendable {
+    struct Refused: Error {}
+    func encode(to encoder: any Encoder) throws { throw Refused() }
+}
+
+// @unchecked Sendable: `stored` is only touched while holding `lock`.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<JSON, NetworkError>?
+
+    var result: Result<JSON, NetworkError>? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+// @unchecked Sendable: `stored` is only touched while holding `lock`.
+private final class TextBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = "not settled"
+
+    var text: String {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
