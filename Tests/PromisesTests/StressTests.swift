@@ -131,6 +131,28 @@ final class StressTests: XCTestCase {
         }
     }
 
+    func test_givenCancelRacingAThenHandlerThatReturnsWork_thenEveryStartedPieceOfWorkIsCancelled() {
+        let count = promiseCount / 2
+        let queue = makeSerialQueue("adopt-race")
+        let started = Box([Int](repeating: 0, count: count))
+        let hooks = Box([Int](repeating: 0, count: count))
+        let keepAlive = Box<[Resolver<Int>]>([])
+        let outers = (0..<count).map { index in
+            Promise.value(index).then(on: queue) { _ -> Promise<Int> in
+                let (inner, resolver) = Promise<Int>.pending()
+                resolver.onCancel { hooks.mutate { $0[index] += 1 } }
+                keepAlive.mutate { $0.append(resolver) }  // the work never finishes by itself
+                started.mutate { $0[index] += 1 }
+                return inner
+            }
+        }
+        runOnThreads([{ for outer in outers { outer.cancel() } }])
+        drain(queue)
+        XCTAssertTrue(outers.allSatisfy(\.isCancelled))
+        XCTAssertEqual(hooks.get(), started.get(), "work started by a handler was not cancelled")
+        XCTAssertFalse(started.get().contains { $0 > 1 })
+    }
+
     func test_givenHandlersAttachedWhileAnotherThreadSettles_thenTheyStillRunInAttachmentOrder() {
         let iterations = 3_000
         let handlersPerPromise = 6
