@@ -159,9 +159,6 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         for plugin in configuration.plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
         for plugin in configuration.plugins { plugin.willSend(outgoing) }
         let sent = outgoing
-        state.withLock { state in
-            if state.attempt == attempt { state.sentRequest = sent }
-        }
 
         let task = core.transport.send(sent, context: context) { [self] result in
             transportCompleted(result, attempt: attempt, request: sent)
@@ -175,6 +172,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                 return true
             }
             state.phase = .sending(task)
+            state.sentRequest = sent
             return false
         }
         switch timedOut {

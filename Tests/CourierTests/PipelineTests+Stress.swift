@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Many requests racing cancellation, deadlines, retries and pauses: every one settles exactly
+/// once, with a NetworkError or a value, and nothing is left held.
+final class PipelineStressTests: XCTestCase {
+    struct Flaky: Endpoint {
+        let index: Int
+        var path: String { "flaky/\(index)" }
+        var timeout: TimeInterval? { index.isMultiple(of: 5) ? 0.005 : 10 }
+        var retryPolicy: RetryPolicy? {
+            index.isMultiple(of: 3) ? RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0) : nil
+        }
+    }
+
+    func test_givenRacingCancelsPausesAndDeadlines_whenThousandsOfRequestsRun_thenEachSettlesOnce() throws {
+        let transport = RecordingTransport(.async { request in
+            let index = Int(request.url?.lastPathComponent ?? "0") ?? 0
+            switch index % 4 {
+            case 0: return .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8)))
+            case 1: return .success(HTTPResponse(statusCode: 503))
+            case 2: return .failure(URLError(.networkConnectionLost))
+            default:
+                usleep(UInt32(index % 3) * 1_000)
+                return .success(HTTPResponse(statusCode: 200, body: Data("[1]".utf8)))
+            }
+        })
+        var configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        configuration.plugins = [RecordingPlugin()]
+        let client = NetworkClient(configuration: configuration, transport: transport)
+
+        let count = 2_000
+        let settled = SharedValue(0)
+        let group = DispatchGroup()
+        let promises = SharedValue<[Promise<JSON>]>([])
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            if index.isMultiple(of: 97) { client.pause() }
+            group.enter()
+            let promise = client.request(Flaky(index: index))
+            promises.withLock { $0.append(promise) }
+            _ = promise.tap { _ in
+                settled.withLock { $0 += 1 }
+                group.leave()
+            }
+            if index.isMultiple(of: 7) { promise.cancel() }
+            if index.isMultiple(of: 11) { DispatchQueue.global().async { promise.cancel() } }
+            if index.isMultiple(of: 97) { client.resume() }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "some requests never settled")
+        XCTAssertEqual(settled.withLock { $0 }, count)
+        XCTAssertFalse(client.isPaused)
+        for promise in promises.withLock({ $0 }) {
+            switch promise.result {
+            case .success?: break
+            case .failure(let error)?:
+                XCTAssertTrue(error is NetworkError || error as? PromiseError == .cancelled, "unexpected \(error)")
+            case nil:
+                XCTFail("a request is still pending")
+            }
+        }
+    }
+}
