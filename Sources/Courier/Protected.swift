@@ -1,10 +1,12 @@
 import Foundation
 
-#if canImport(Darwin)
+#if canImport(Darwin) || DEBUG
 /// A value guarded by a lock; the only way to reach the value is ``withLock(_:)``.
 ///
 /// On Apple platforms `Synchronization.Mutex` needs macOS 15 / iOS 18, above this package's
-/// floor, so the value lives in a small heap box next to an `NSLock`.
+/// floor, so the value lives in a small heap box next to an `NSLock`. Debug builds on Linux use
+/// this form too: Thread Sanitizer understands `NSLock` (a pthread mutex) but not the futex
+/// behind `Mutex`, and would report every guarded access as a race.
 struct Protected<State: Sendable>: Sendable {
     private let box: ProtectedBox<State>
 
