@@ -31,6 +31,8 @@ Routes (every route answers any method unless noted):
   POST /reset                clear counters and auth state
   /stall                     never answers (holds the socket at most 60 s or until the client closes it)
   /close-mid-body            promises Content-Length 1000, sends 10 bytes, closes the socket
+  POST /raw                  writes the request body to the socket verbatim as the whole response
+                             (status line, headers, body: anything, however broken), then closes
   /stats                     {"requests": total requests received, this one included}
 """
 
@@ -391,6 +393,17 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+    def route_raw(self, parts, query, segments, body):
+        """The hostile-response corpus: the client sends the exact bytes it wants back."""
+        self.close_connection = True
+        self.wfile.write(body)
+        self.wfile.flush()
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
 def realm_of(segments, index):
     return segments[index] if len(segments) > index else "default"
 
@@ -414,6 +427,7 @@ ROUTES = {
     "stats": Handler.route_stats,
     "stall": Handler.route_stall,
     "close-mid-body": Handler.route_close_mid_body,
+    "raw": Handler.route_raw,
 }
 
 

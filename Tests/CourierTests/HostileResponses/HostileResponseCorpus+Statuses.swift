@@ -60,7 +60,7 @@ extension HostileCorpus {
                         expect: .unexpectedStatus(status))
     } + [
         HostileResponse("302 without Location, empty body", status: 302, text: "", expect: .unexpectedStatus(302)),
-        HostileResponse("307 with a Location to elsewhere", status: 307, headers: ["Location": "https://evil.example/"],
+        HostileResponse("307 to a closed local port", status: 307, headers: ["Location": "http://127.0.0.1:9/elsewhere"],
                         text: "", expect: .unexpectedStatus(307)),
     ]
 

@@ -13,6 +13,10 @@ enum HostileOutcome: Equatable, CustomStringConvertible {
     case serverError(Int, metadata: MetadataShape)
     /// `NetworkError.unexpectedStatus` with this status.
     case unexpectedStatus(Int)
+    /// `NetworkError.transport`: no usable HTTP response (only over a real connection).
+    case transport
+    /// `NetworkError.timedOut`.
+    case timedOut
     /// Anything else (only ever an *actual* outcome, never an expected one).
     case other(String)
 
@@ -34,6 +38,8 @@ enum HostileOutcome: Equatable, CustomStringConvertible {
         case .clientError(let status, let metadata, _): self = .clientError(status, metadata: shape(metadata))
         case .serverError(let status, let metadata, _): self = .serverError(status, metadata: shape(metadata))
         case .unexpectedStatus(let status, _): self = .unexpectedStatus(status)
+        case .transport: self = .transport
+        case .timedOut: self = .timedOut
         default: self = .other(String(describing: error))
         }
     }
@@ -45,6 +51,8 @@ enum HostileOutcome: Equatable, CustomStringConvertible {
         case .clientError(let status, let metadata): "clientError(\(status), \(metadata))"
         case .serverError(let status, let metadata): "serverError(\(status), \(metadata))"
         case .unexpectedStatus(let status): "unexpectedStatus(\(status))"
+        case .transport: "transport"
+        case .timedOut: "timedOut"
         case .other(let text): "other(\(text))"
         }
     }
