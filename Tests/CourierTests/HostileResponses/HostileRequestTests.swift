@@ -24,6 +24,19 @@ final class HostileRequestTests: XCTestCase {
         }
     }
 
+    /// Open finding (Docs/Reliability.md): a segment that only becomes `..` once a server decodes `%2F`
+    /// (or `%5C`) is sent as it is. While this is `true` the test reports it as a skip.
+    private static let encodedSlashTraversalIsOpen = true
+
+    func test_givenDotDotBehindAnEncodedSlash_whenBuilt_thenInvalidRequest() throws {
+        let paths = ["..%2Fadmin", "files/..%2F..%2Fetc", "%2E%2E%2Fadmin", "..%5Cadmin"]
+        let accepted = paths.filter { kind(of: Probe(path: $0)) != "invalidRequest" }
+        if !accepted.isEmpty && Self.encodedSlashTraversalIsOpen {
+            throw XCTSkip("open finding: these paths are sent as they are: \(accepted)")
+        }
+        XCTAssertEqual(accepted, [])
+    }
+
     func test_givenDotsThatAreNotParentSegments_whenBuilt_thenAccepted() throws {
         for path in ["...", "..a", "a..b", "v1.2/file..txt", "."] {
             XCTAssertNoThrow(try makeRequest(Probe(path: path)), "path: \(path)")
