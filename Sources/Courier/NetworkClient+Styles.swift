@@ -22,7 +22,7 @@ extension NetworkClient {
     /// ```
     ///
     /// - Returns: A promise of the decoded response; it rejects with a ``NetworkError``
-    ///   (or ``Promises/PromiseError/cancelled`` when the promise itself was cancelled).
+    ///   (or ``/Promises/PromiseError/cancelled`` when the promise itself was cancelled).
     public func request<E: Endpoint>(_ endpoint: E) -> Promise<E.Response> {
         if E.Response.self == HTTPResponse.self {
             return execute(endpoint, needsDecoding: false) { response in
