@@ -65,7 +65,7 @@ extension NetworkClient {
         execute(endpoint, needsDecoding: false) { .success($0) }
     }
 
-    /// Sends `endpoint` and returns the decoded response; see ``request(_:)-(E)`` for decoding.
+    /// Sends `endpoint` and returns the decoded response; see `request(_:)` for how the body is decoded.
     ///
     /// Cancelling the calling `Task` cancels the request.
     ///

@@ -9,7 +9,10 @@ extension RequestExecution {
     // MARK: Classify and react
 
     /// Step 5 and 6: classify the attempt's result, tell the plugins, then decide.
-    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest) {
+    ///
+    /// `completedDuringSend` is `true` when the transport answered inside `send`, that is on the
+    /// gate's queue (or, rarely, on another thread while `send` had not returned yet).
+    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, completedDuringSend: Bool) {
         let configuration = core.configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -37,7 +40,7 @@ extension RequestExecution {
         }
 
         switch classified {
-        case .success(let response): deliver(response)
+        case .success(let response): deliver(response, leaveGateQueue: completedDuringSend)
         case .failure(let error): retryOrFail(error)
         }
     }
@@ -120,9 +123,10 @@ extension RequestExecution {
 
     // MARK: Decode and deliver
 
-    /// Step 7: decodes off the gate's queue (a transport may complete inside `send`, which runs there).
-    private func deliver(_ response: HTTPResponse) {
-        if needsDecoding && RequestGate.isOnGateQueue {
+    /// Step 7: decodes off the gate's queue (a transport may complete inside `send`, which runs
+    /// there), so that decoding never holds up other requests leaving the gate.
+    private func deliver(_ response: HTTPResponse, leaveGateQueue: Bool) {
+        if needsDecoding && leaveGateQueue {
             DispatchQueue.global().async { [self] in settle(decode(response)) }
         } else {
             settle(decode(response))

@@ -189,20 +189,21 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// The transport's answer for `attempt`.
     private func transportCompleted(_ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest) {
-        let deadline = state.withLock { state -> ScheduledWork?? in
+        let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
+            let duringSend: Bool
             switch state.phase {
-            case .preparing, .sending:
-                state.phase = .evaluating
-                defer { state.deadline = nil }
-                return .some(state.deadline)
-            default:
-                return nil
+            case .preparing: duringSend = true
+            case .sending: duringSend = false
+            default: return nil
             }
+            state.phase = .evaluating
+            defer { state.deadline = nil }
+            return (state.deadline, duringSend)
         }
-        guard let deadline else { return }  // late: the request timed out or was cancelled
-        deadline?.cancel()
-        evaluate(result, request: sent)
+        guard let accepted else { return }  // late: the request timed out or was cancelled
+        accepted.deadline?.cancel()
+        evaluate(result, request: sent, completedDuringSend: accepted.duringSend)
     }
 
     // MARK: Deadline and cancellation

@@ -24,9 +24,6 @@ protocol GatedRequest: AnyObject, Sendable {
 ///   credential refresh uses; simpler than telling apart who paused).
 /// - A held request can be withdrawn (cancelled or timed out); it then never leaves the gate.
 final class RequestGate: Sendable {
-    /// Marks the gate's queue so work can tell whether it runs there.
-    static let queueKey = DispatchSpecificKey<Bool>()
-
     /// The serial queue requests leave the gate on.
     let queue: DispatchQueue
     private let state = Protected(GateState())
@@ -40,12 +37,6 @@ final class RequestGate: Sendable {
 
     init(label: String = "courier.gate") {
         queue = DispatchQueue(label: label)
-        queue.setSpecific(key: RequestGate.queueKey, value: true)
-    }
-
-    /// `true` when the caller runs on a gate's queue.
-    static var isOnGateQueue: Bool {
-        DispatchQueue.getSpecific(key: queueKey) == true
     }
 
     /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.
