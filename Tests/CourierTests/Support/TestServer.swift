@@ -68,13 +68,15 @@ final class TestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - script: the Python script to run; default `Fixtures/test_server.py`.
     ///   - timeout: how long to wait for the `PORT <n>` line; default 10 s.
+    ///   - port: the port to bind; default 0, a free one. A fixed port lets a test stop a server and
+    ///     start a new one where clients expect the old one (the script sets `SO_REUSEADDR`).
     /// - Throws: `StartError` when python3 or the script is missing, the process exits early, or the
     ///   port line does not arrive in time (the process is then terminated).
-    static func start(script: URL? = nil, timeout: TimeInterval = 10) throws -> TestServer {
+    static func start(script: URL? = nil, timeout: TimeInterval = 10, port: Int = 0) throws -> TestServer {
         let script = try script ?? scriptURL()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", script.path]
+        process.arguments = ["python3", "-u", script.path] + (port == 0 ? [] : ["--port", "\(port)"])
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
