@@ -71,7 +71,8 @@ public final class NetworkClient: Sendable {
     ///
     /// - URL: the base URL's path and the endpoint's path joined with exactly one "/"
     ///   (an empty path keeps the base URL as it is); characters not allowed in a path, such as
-    ///   spaces, are percent-encoded (existing `%XX` escapes are kept); query items are appended
+    ///   spaces, "?" and "#", are percent-encoded (existing `%XX` escapes are kept, so put query
+    ///   items in ``Endpoint/query``, not in the path); query items are appended
     ///   after any query of the base URL, percent-encoded, with "+" sent as `%2B`.
     /// - Headers: ``Configuration/defaultHeaders``, then the body's `Content-Type`, then the
     ///   endpoint's ``Endpoint/headers``; a later source wins over an earlier one for the same

@@ -5,25 +5,6 @@ import FoundationNetworking
 #endif
 import Promises
 
-/// What every request of one client shares: configuration, builder, gate and transport.
-///
-/// Requests hold the core, not the ``NetworkClient``, so a client can go away (and close its
-/// gate) while requests are still held or in flight.
-final class ClientCore: Sendable {
-    let configuration: NetworkClient.Configuration
-    let builder: RequestBuilder
-    let gate: RequestGate
-    let transport: any HTTPTransport
-    let authenticationRefresh = AuthenticationRefresh()
-
-    init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
-        self.configuration = configuration
-        self.builder = RequestBuilder(configuration: configuration)
-        self.gate = RequestGate()
-        self.transport = transport
-    }
-}
-
 /// One request's life, steps 2 to 8: enqueue at the gate, apply credentials and plugins, send
 /// with a deadline, classify, react (authentication failure, retry), decode and deliver.
 ///

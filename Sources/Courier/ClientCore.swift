@@ -1,0 +1,20 @@
+import Foundation
+
+/// What every request of one client shares: configuration, builder, gate and transport.
+///
+/// Requests hold the core, not the ``NetworkClient``, so a client can go away (and close its
+/// gate) while requests are still held or in flight.
+final class ClientCore: Sendable {
+    let configuration: NetworkClient.Configuration
+    let builder: RequestBuilder
+    let gate: RequestGate
+    let transport: any HTTPTransport
+    let authenticationRefresh = AuthenticationRefresh()
+
+    init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
+        self.configuration = configuration
+        self.builder = RequestBuilder(configuration: configuration)
+        self.gate = RequestGate()
+        self.transport = transport
+    }
+}
