@@ -12,8 +12,13 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "FuzzResponse",
-            dependencies: [.product(name: "Courier", package: "Courier"), "CFuzzerDriver"]
+            dependencies: [.product(name: "Courier", package: "Courier"), "CFuzzerDriver", "FuzzSupport"]
         ),
+        .executableTarget(
+            name: "FuzzClient",
+            dependencies: [.product(name: "Courier", package: "Courier"), "CFuzzerDriver", "FuzzSupport"]
+        ),
+        .target(name: "FuzzSupport"),
         .target(name: "CFuzzerDriver"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import CFuzzerDriver
+import FuzzSupport
 
 /// Checks one fuzzer input. libFuzzer calls this once per generated input.
 ///

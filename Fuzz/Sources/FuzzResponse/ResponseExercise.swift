@@ -1,5 +1,6 @@
 import Foundation
 @testable import Courier
+import FuzzSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -13,12 +13,16 @@ import Foundation
 ///
 /// Header bytes are decoded as UTF-8 with invalid sequences replaced, as a transport would hand them
 /// over as `String`s; repeated names are joined with `", "` like HTTP folds them.
-struct FuzzInput {
-    var statusCode: Int
-    var headers: [String: String]
-    var body: Data
+public struct FuzzInput: Sendable {
+    /// The status code, 0…65535.
+    public var statusCode: Int
+    /// The header fields; repeated names joined with `", "`.
+    public var headers: [String: String]
+    /// The body bytes.
+    public var body: Data
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Reads `bytes` with the layout above.
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         var cursor = bytes.startIndex
         let end = bytes.endIndex
 
