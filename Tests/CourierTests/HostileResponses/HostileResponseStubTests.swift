@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Courier
+import Promises
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,6 +19,28 @@ final class HostileResponseStubTests: XCTestCase {
                 .makeClient()
             let result = outcome(of: row, from: client)
             XCTAssertEqual(result.outcome, row.expected, "row: \(row)")
+        }
+    }
+
+    /// The promise style: `wait()` on a promise bounded by `timeout(seconds:)`.
+    func test_givenEveryRow_whenRequestedAsAPromise_thenItRejectsWithTheNamedError() {
+        for row in HostileCorpus.all {
+            let client = NetworkClient.stubbing()
+                .respond { _ in StubResponse(status: row.status, headers: row.headers, body: row.body) }
+                .makeClient()
+            let outcome: HostileOutcome
+            do {
+                switch row.target {
+                case .item: _ = try client.request(CorpusEndpoint<CorpusItem>()).timeout(seconds: perRowTimeout).wait()
+                case .json: _ = try client.request(CorpusEndpoint<JSON>()).timeout(seconds: perRowTimeout).wait()
+                }
+                outcome = .decoded
+            } catch let error as NetworkError {
+                outcome = HostileOutcome(error)
+            } catch {
+                outcome = .other("\(error)")
+            }
+            XCTAssertEqual(outcome, row.expected, "row: \(row)")
         }
     }
 
