@@ -4,7 +4,8 @@
 # in a doc comment or in a catalog article, an unknown <doc:Article>, a malformed Topics group.
 #
 # Steps:
-#   1. `swift build` (a no-op after CI's build step);
+#   1. `swift build` (skipped with --no-build: CI passes it because its modules are already built,
+#      and a plain `swift build` after the thread-sanitizer run would rebuild everything);
 #   2. symbol graphs extracted from the built .swiftmodule files with swift-symbolgraph-extract
 #      (the same compiler front end; no rebuild with extra flags, so the shared debug build is
 #      left untouched), extension blocks included so that `DispatchQueue.promises` gets a page;
@@ -17,7 +18,7 @@
 # Output: .build/docc/Promises.doccarchive and .build/docc/Courier.doccarchive (static-hosting
 # layout; serve the folder with any web server, e.g. `python3 -m http.server -d .build/docc/Courier.doccarchive`).
 #
-# Usage: scripts/build-docc.sh
+# Usage: scripts/build-docc.sh [--no-build]
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -45,7 +46,16 @@ find_tool() {
 docc="$(find_tool docc)"
 extract="$(find_tool swift-symbolgraph-extract)"
 
-swift build >/dev/null
+build=1
+for argument in "$@"; do
+    case "$argument" in
+        --no-build) build=0 ;;
+        *) echo "usage: scripts/build-docc.sh [--no-build]" >&2; exit 2 ;;
+    esac
+done
+if [[ $build == 1 ]]; then
+    swift build --quiet
+fi
 bin_path="$(swift build --show-bin-path)"
 modules_dir="$bin_path/Modules"
 triple="$(basename "$(dirname "$bin_path")")"
@@ -53,6 +63,12 @@ if [[ ! -d "$modules_dir" ]]; then
     # Older SwiftPM layouts keep the modules next to the products.
     modules_dir="$bin_path"
 fi
+for module in Promises Courier; do
+    if [[ ! -e "$modules_dir/$module.swiftmodule" ]]; then
+        echo "build-docc: $modules_dir/$module.swiftmodule is missing; run 'swift build' first" >&2
+        exit 2
+    fi
+done
 sdk_flags=()
 if [[ "$(uname)" == "Darwin" ]]; then
     sdk_flags=(-sdk "$(xcrun --sdk macosx --show-sdk-path)")

@@ -30,6 +30,11 @@ if [[ ! -d "$modules_dir" ]]; then
     exit 2
 fi
 triple="$(basename "$(dirname "$bin_path")")"
+sdk_flags=()
+if [[ "$(uname)" == "Darwin" ]]; then
+    sdk_flags=(-sdk "$(xcrun --sdk macosx --show-sdk-path)")
+    triple="$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')"
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -44,6 +49,7 @@ for module in "${modules[@]}"; do
         -module-name "$module" \
         -I "$modules_dir" \
         -target "$triple" \
+        "${sdk_flags[@]}" \
         -minimum-access-level public \
         -skip-synthesized-members \
         -skip-inherited-docs \
