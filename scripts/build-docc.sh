@@ -88,7 +88,7 @@ build_module() {
         -module-name "$module" \
         -I "$modules_dir" \
         -target "$triple" \
-        "${sdk_flags[@]}" \
+        ${sdk_flags[@]+"${sdk_flags[@]}"} \
         -minimum-access-level public \
         -skip-synthesized-members \
         -emit-extension-block-symbols \

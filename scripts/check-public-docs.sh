@@ -49,7 +49,7 @@ for module in "${modules[@]}"; do
         -module-name "$module" \
         -I "$modules_dir" \
         -target "$triple" \
-        "${sdk_flags[@]}" \
+        ${sdk_flags[@]+"${sdk_flags[@]}"} \
         -minimum-access-level public \
         -skip-synthesized-members \
         -skip-inherited-docs \

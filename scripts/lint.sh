@@ -57,7 +57,7 @@ output="$(mktemp)"
 trap 'rm -f "$output"' EXIT
 
 status=0
-"${formatter[@]}" lint "${strict_flag[@]}" --configuration .swift-format --recursive --parallel "${paths[@]}" \
+"${formatter[@]}" lint ${strict_flag[@]+"${strict_flag[@]}"} --configuration .swift-format --recursive --parallel "${paths[@]}" \
     > "$output" 2>&1 || status=$?
 
 python3 - "$output" "$status" "${LINT_STRICT:-0}" "${LINT_VERBOSE:-0}" <<'PY'
