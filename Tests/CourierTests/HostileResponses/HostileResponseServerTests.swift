@@ -56,6 +56,27 @@ final class HostileResponseServerTests: XCTestCase {
         XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
     }
 
+    func test_givenEveryWireRow_whenServedRawByTheLocalServer_thenTheRequestEndsTyped() throws {
+        let server = try TestServer.shared
+        var mismatches: [String] = []
+        for row in HostileWireCorpus.all {
+            #if canImport(FoundationNetworking)
+            guard let expected = row.expectedOnLinux else { continue }
+            #endif
+            let client = NetworkClient(baseURL: server.baseURL)
+            let actual = send(row.bytes, named: row.name, decodingAs: .item, from: client)
+            #if canImport(FoundationNetworking)
+            let acceptable = actual == expected
+            #else
+            let acceptable = actual.map { if case .other = $0 { false } else { true } } ?? false
+            #endif
+            if !acceptable {
+                mismatches.append("\(row.name): expected \(row.expectedOnLinux.map(String.init(describing:)) ?? "-"), got \(actual.map(String.init(describing:)) ?? "no result")")
+            }
+        }
+        XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
+    }
+
     // MARK: - Helpers
 
     /// The bytes of a whole HTTP/1.1 response for `row`: status line, its headers (a `Content-Length`
@@ -73,18 +94,23 @@ final class HostileResponseServerTests: XCTestCase {
     }
 
     private func outcome(of row: HostileResponse, from client: NetworkClient) -> HostileOutcome? {
-        let finished = expectation(description: row.name)
+        send(Self.rawResponse(for: row), named: row.name, decodingAs: row.target, from: client)
+    }
+
+    /// Asks the server to write `raw` back and waits at most ``perRowTimeout`` for the outcome.
+    private func send(_ raw: Data, named name: String, decodingAs target: HostileTarget,
+                      from client: NetworkClient) -> HostileOutcome? {
+        let finished = expectation(description: name)
         let box = OutcomeSlot()
-        let raw = Self.rawResponse(for: row)
         let record: @Sendable (HostileOutcome) -> Void = { box.value = $0; finished.fulfill() }
-        switch row.target {
+        switch target {
         case .item:
             client.request(RawEndpoint<CorpusItem>(raw: raw)) { record(Self.outcome(of: $0)) }
         case .json:
             client.request(RawEndpoint<JSON>(raw: raw)) { record(Self.outcome(of: $0)) }
         }
         let waited = XCTWaiter().wait(for: [finished], timeout: perRowTimeout)
-        XCTAssertEqual(waited, .completed, "row \(row) did not finish within \(perRowTimeout) s")
+        XCTAssertEqual(waited, .completed, "row \(name) did not finish within \(perRowTimeout) s")
         return box.value
     }
 
