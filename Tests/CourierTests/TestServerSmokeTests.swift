@@ -86,6 +86,7 @@ final class TestServerSmokeTests: XCTestCase {
         let response = try server.fetch("/headers", headers: ["Authorization": "Bearer abc"])
         let headers = response.jsonObject["headers"] as? [String: String] ?? [:]
         XCTAssertEqual(headers["Authorization"], "Bearer abc")
+        XCTAssertEqual(response.jsonObject["unparsed_header_lines"] as? [String], [], "well-formed headers all parse")
     }
 
     // MARK: - Status routes

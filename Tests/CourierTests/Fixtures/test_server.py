@@ -2,12 +2,15 @@
 """A small httpbin-style HTTP/1.1 server for Courier's integration tests and demo.
 
 Standard library only. Binds 127.0.0.1 on a free port (or --port N), prints
-"PORT <n>" as the first line of stdout, then serves until stdin reaches end of
-file, the process that started it goes away, or it receives SIGTERM/SIGINT.
+"PORT <n>" as the first line of stdout, then serves until stdin (when it is a
+pipe) reaches end of file, the process that started it goes away, or it receives
+SIGTERM/SIGINT. --no-stdin-watch turns the first two off, for running it by hand.
 
 Routes (every route answers any method unless noted):
-  /anything[/...]            echo {method, path, query, headers, body, json}
-  /headers                   {"headers": {...}}
+  /anything[/...]            echo {method, path, query, headers, unparsed_header_lines, body, json}
+  /headers                   {"headers": {...}, "unparsed_header_lines": [...]}
+                             (unparsed_header_lines: the lines after a malformed header line, which
+                             Python's parser stops at; empty for well-formed requests)
   /status/<code>?body=KIND   that status; KIND: metadata | error | message | html | empty | json
                              (default: metadata for codes >= 400, json otherwise; 204/304 are always empty)
   /delay/<seconds>           echo after the delay (float, capped at 30 s)
@@ -43,6 +46,7 @@ import os
 import select
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -220,6 +224,13 @@ class Handler(BaseHTTPRequestHandler):
             result[name] = result[name] + ", " + value if name in result else value
         return result
 
+    def unparsed_header_lines(self):
+        """Header lines Python's parser gave up on: after a line without a colon (for example a
+        header name carrying CR LF), it treats every later line as body, so they are reported here."""
+        payload = self.headers.get_payload()
+        text = payload if isinstance(payload, str) else ""
+        return [line for line in text.splitlines() if line.strip()]
+
     def echo(self, parts, body, extra=None):
         text = body.decode("utf-8", errors="replace")
         try:
@@ -228,7 +239,8 @@ class Handler(BaseHTTPRequestHandler):
             parsed = None
         value = {"method": self.command, "path": parts.path,
                  "query": {k: v[0] if len(v) == 1 else v for k, v in parse_qs(parts.query, keep_blank_values=True).items()},
-                 "headers": self.header_dict(), "body": text, "json": parsed}
+                 "headers": self.header_dict(), "unparsed_header_lines": self.unparsed_header_lines(),
+                 "body": text, "json": parsed}
         value.update(extra or {})
         self.send_json(200, value)
 
@@ -256,7 +268,7 @@ class Handler(BaseHTTPRequestHandler):
         self.echo(parts, body)
 
     def route_headers(self, parts, query, segments, body):
-        self.send_json(200, {"headers": self.header_dict()})
+        self.send_json(200, {"headers": self.header_dict(), "unparsed_header_lines": self.unparsed_header_lines()})
 
     def route_status(self, parts, query, segments, body):
         code = int(segments[1])
@@ -447,6 +459,19 @@ def exit_now(*_):
     os._exit(0)
 
 
+def stdin_is_pipe():
+    """True when stdin is a pipe or socket, whose end of file means the parent is gone.
+
+    A terminal, /dev/null, /dev/zero or a regular file says nothing about the parent (and
+    /dev/zero would never end), so those are not watched.
+    """
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 def watch_stdin():
     """Exits when stdin reaches end of file: the parent closed the pipe or died."""
     try:
@@ -476,9 +501,11 @@ def main():
     server = Server(("127.0.0.1", port), Handler)
     signal.signal(signal.SIGTERM, exit_now)
     signal.signal(signal.SIGINT, exit_now)
-    if watch_input:
+    if watch_input and stdin_is_pipe():
         threading.Thread(target=watch_stdin, daemon=True).start()
-        threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    parent = os.getppid()
+    if watch_input and parent != 1:
+        threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
     sys.stdout.write("PORT %d\n" % server.server_address[1])
     sys.stdout.flush()
     server.serve_forever(poll_interval=0.25)
