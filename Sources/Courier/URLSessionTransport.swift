@@ -14,6 +14,9 @@ import FoundationNetworking
 /// - A body larger than ``TransportContext/maximumResponseSize`` is not read to the end: the
 ///   task is cancelled and the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes").
+/// - A fractional `timeoutInterval` is rounded up to whole seconds before the request is handed
+///   to `URLSession` (FoundationNetworking truncates it); the client's own deadline keeps the
+///   exact value.
 /// - `URLError`s are reported as they are; the client maps them (`.timedOut` to
 ///   ``NetworkError/timedOut``, `.cancelled` to ``NetworkError/cancelled``, others to
 ///   ``NetworkError/transport(underlying:)``).
@@ -52,6 +55,14 @@ public final class URLSessionTransport: HTTPTransport {
         context: TransportContext,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) -> any TransportTask {
+        var request = request
+        let timeout = request.timeoutInterval
+        if timeout.isFinite && timeout.rounded(.up) != timeout {
+            // FoundationNetworking truncates a fractional timeout to whole seconds (0.8 s fires at
+            // once, 1.9 s after 1 s). The client's own deadline is exact, so the session's timer is
+            // only a backstop and must never fire first: round it up.
+            request.timeoutInterval = timeout.rounded(.up)
+        }
         let task = session.dataTask(with: request)
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,

@@ -144,3 +144,23 @@ final class URLSessionTransportTests: XCTestCase {
         XCTAssertEqual(followed.value(forHTTPHeaderField: "Authorization"), "a")
     }
 }
+
+extension URLSessionTransportTests {
+    /// A plugin that sets a fractional timeout on the outgoing request, as a user's plugin might.
+    struct FractionalTimeout: RequestPlugin {
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            var request = request
+            request.timeoutInterval = 0.8
+            return request
+        }
+    }
+
+    func test_givenFractionalTimeoutOnTheRequest_whenAnswerComesInTime_thenItArrives() throws {
+        let server = try TestServer.shared
+        var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
+        configuration.plugins = [FractionalTimeout()]
+        let client = NetworkClient(configuration: configuration)
+        let echo = try client.request(Call(path: "delay/0.2", timeout: 0.8)).wait()
+        XCTAssertEqual(echo["delay"].double, 0.2)
+    }
+}
