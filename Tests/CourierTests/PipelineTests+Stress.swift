@@ -65,3 +65,59 @@ final class PipelineStressTests: XCTestCase {
         }
     }
 }
+
+extension PipelineStressTests {
+    struct Ping: Endpoint {
+        var path: String { "ping" }
+        var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0) }
+    }
+
+    func test_givenFinishedRetriedAndCancelledRequests_whenClientReleased_thenClientAndTransportAreFreed() throws {
+        let refs = WeakReferences()
+        try autoreleasepoolIfAvailable {
+            let transport = RecordingTransport.statuses([503, 200], keepsCompletions: false)
+            let client = NetworkClient(
+                configuration: .init(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9"))), transport: transport)
+            refs.set(client: client, transport: transport)
+            _ = try client.request(Ping()).wait()
+            client.pause()
+            let held = client.request(Ping())
+            held.cancel()
+            client.resume()
+            _ = try client.response(for: Ping()).wait()
+        }
+        // The last references leave with closures finishing on other threads: poll, bounded.
+        let deadline = Date().addingTimeInterval(5)
+        while refs.anyAlive && Date() < deadline { usleep(2_000) }
+        XCTAssertFalse(refs.clientAlive, "the client leaked")
+        XCTAssertFalse(refs.transportAlive, "the transport (held by the client's core) leaked")
+    }
+}
+
+/// Weak references readable from any thread.
+// @unchecked: both weak references are read and written only while holding `lock`.
+final class WeakReferences: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var client: NetworkClient?
+    private weak var transport: RecordingTransport?
+
+    func set(client: NetworkClient, transport: RecordingTransport) {
+        lock.withLock {
+            self.client = client
+            self.transport = transport
+        }
+    }
+
+    var clientAlive: Bool { lock.withLock { client != nil } }
+    var transportAlive: Bool { lock.withLock { transport != nil } }
+    var anyAlive: Bool { clientAlive || transportAlive }
+}
+
+/// Runs `body` in an autorelease pool where one exists (Apple platforms), else just runs it.
+func autoreleasepoolIfAvailable(_ body: () throws -> Void) rethrows {
+    #if canImport(ObjectiveC)
+    try autoreleasepool { try body() }
+    #else
+    try body()
+    #endif
+}

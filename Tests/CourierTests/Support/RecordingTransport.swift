@@ -25,9 +25,13 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private var _completions: [@Sendable (Result<HTTPResponse, any Error>) -> Void] = []
     private var _cancelledIndices: [Int] = []
     private let onSend: (@Sendable (Int) -> Void)?
+    /// Whether completions are kept for ``complete(_:with:)``; a kept completion holds its
+    /// request (and so the client's core, and this transport) alive.
+    private let keepsCompletions: Bool
 
-    init(_ mode: Mode, onSend: (@Sendable (Int) -> Void)? = nil) {
+    init(_ mode: Mode, keepsCompletions: Bool = true, onSend: (@Sendable (Int) -> Void)? = nil) {
         self.mode = mode
+        self.keepsCompletions = keepsCompletions
         self.onSend = onSend
     }
 
@@ -56,7 +60,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         let index = lock.withLock { () -> Int in
             _requests.append(request)
             _contexts.append(context)
-            _completions.append(completion)
+            _completions.append(keepsCompletions ? completion : { @Sendable _ in })
             return _requests.count - 1
         }
         onSend?(index)
@@ -204,11 +208,12 @@ final class SharedValue<Value>: @unchecked Sendable {
 
 extension RecordingTransport {
     /// Answers successive requests with successive statuses; the last one repeats.
-    static func statuses(_ statuses: [Int], body: String = "{}") -> RecordingTransport {
+    static func statuses(_ statuses: [Int], body: String = "{}", keepsCompletions: Bool = true) -> RecordingTransport {
         let remaining = SharedValue(statuses)
-        return RecordingTransport(.immediate { request in
+        let mode = Mode.immediate { request in
             let status = remaining.withLock { list in list.count > 1 ? list.removeFirst() : (list.first ?? 200) }
             return .success(HTTPResponse(statusCode: status, body: Data(body.utf8), url: request.url))
-        })
+        }
+        return RecordingTransport(mode, keepsCompletions: keepsCompletions)
     }
 }
