@@ -164,3 +164,30 @@ extension URLSessionTransportTests {
         XCTAssertEqual(echo["delay"].double, 0.2)
     }
 }
+
+extension URLSessionTransportTests {
+    /// A weak reference readable from any thread.
+    // @unchecked: `object` is read and written only while holding `lock`.
+    final class WeakBox<Object: AnyObject>: @unchecked Sendable {
+        private let lock = NSLock()
+        private weak var object: Object?
+
+        init(_ object: Object) { self.object = object }
+
+        var isAlive: Bool { lock.withLock { object != nil } }
+    }
+
+    func test_givenFinishedRequests_whenClientReleased_thenTransportAndSessionAreFreed() throws {
+        let server = try TestServer.shared
+        let box: WeakBox<URLSessionTransport> = try {
+            let transport = URLSessionTransport()
+            let client = NetworkClient(configuration: .init(baseURL: server.baseURL), transport: transport)
+            _ = try client.request(Call(path: "anything")).wait()
+            return WeakBox(transport)
+        }()
+        // The last references leave with URLSession's callbacks on other threads: poll, bounded.
+        let deadline = Date().addingTimeInterval(5)
+        while box.isAlive && Date() < deadline { usleep(2_000) }
+        XCTAssertFalse(box.isAlive, "URLSessionTransport leaked")
+    }
+}
