@@ -33,8 +33,11 @@ final class TimerHeap: @unchecked Sendable {
 
     private let state = Protected(State())
     private let timer: any DispatchSourceTimer
+    /// Where due work runs.
+    let queue: DispatchQueue
 
     init(queue: DispatchQueue) {
+        self.queue = queue
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.fire() }
         timer.schedule(deadline: .distantFuture)
@@ -104,7 +107,7 @@ final class TimerHeap: @unchecked Sendable {
 
     private func arm(_ state: inout State, for due: UInt64) {
         state.armedFor = due
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .microseconds(100))
     }
 
     // MARK: Binary heap

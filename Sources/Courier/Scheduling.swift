@@ -70,9 +70,32 @@ public struct DispatchScheduler: RequestScheduler {
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         // A delay of `.infinity` (or beyond ~30 years) never fires: nothing is kept at all.
         guard !(delay > 1e9) else { return ScheduledWork {} }
-        let seconds = delay > 0 ? delay : 0   // NaN and negatives: as soon as possible
-        let id = timers.add(after: UInt64(seconds * 1e9), work)
+        guard delay > 0 else {
+            // Zero, negative and NaN: as soon as possible, straight onto the queue (a timer would
+            // add its leeway for nothing).
+            let slot = ImmediateWork(work)
+            timers.queue.async { slot.take()?() }
+            return ScheduledWork { _ = slot.take() }
+        }
+        let id = timers.add(after: UInt64(delay * 1e9), work)
         let timers = self.timers
         return ScheduledWork { timers.remove(id) }
+    }
+}
+
+/// Work queued for "as soon as possible": runs unless cancelled before its turn.
+private final class ImmediateWork: Sendable {
+    private let work: Protected<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = Protected(work)
+    }
+
+    /// Removes and returns the work; `nil` once it ran or was cancelled.
+    func take() -> (@Sendable () -> Void)? {
+        work.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
     }
 }

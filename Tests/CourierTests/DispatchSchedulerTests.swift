@@ -108,3 +108,18 @@ extension DispatchSchedulerTests {
         wait(for: [ran], timeout: 5)
     }
 }
+
+extension DispatchSchedulerTests {
+    func test_givenZeroDelayWorkCancelledBeforeItsTurn_whenQueueFrees_thenItNeverRuns() {
+        let queue = DispatchQueue(label: "busy")
+        let scheduler = DispatchScheduler(queue: queue)
+        let ran = SharedValue(false)
+        let done = expectation(description: "sentinel")
+        queue.sync {
+            scheduler.schedule(after: 0) { ran.withLock { $0 = true } }.cancel()
+            scheduler.schedule(after: -1) { done.fulfill() }
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertFalse(ran.withLock { $0 })
+    }
+}
