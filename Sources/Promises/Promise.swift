@@ -186,6 +186,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             body(result)
         case .pipe(let target):
             if let more = target.state.withLock({ $0.settle(result) }) { backlog.append((more, target)) }
+        case .collect(let collector, let index):
+            collector.receive(result, at: index)
         }
     }
 

@@ -9,6 +9,8 @@ enum PromiseObserver<Value: Sendable>: Sendable {
     /// Call a closure with the result, on the settling thread. Operators use it to hop
     /// to the handler's queue; it must never run user code directly.
     case callback(@Sendable (Result<Value, any Error>) -> Void)
+    /// Report the result to slot `index` of a `when(fulfilled:)` (no closure allocation per input).
+    case collect(WhenCollector<Value>, Int)
 }
 
 /// The observers of a pending promise: none and one need no array allocation.

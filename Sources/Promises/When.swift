@@ -16,9 +16,35 @@ final class WhenCollector<T: Sendable>: @unchecked Sendable {
     }
     @usableFromInline let state: Locked<State>
 
+    @usableFromInline let result: Promise<[T]>?
+    @usableFromInline let promises: [Promise<T>]
+
     @inlinable
     init(count: Int) {
+        result = nil
+        promises = []
         state = Locked(State(values: Array(repeating: nil, count: count), remaining: count))
+    }
+
+    @inlinable
+    init(result: Promise<[T]>, promises: [Promise<T>]) {
+        self.result = result
+        self.promises = promises
+        state = Locked(State(values: Array(repeating: nil, count: promises.count), remaining: promises.count))
+    }
+
+    /// Takes input `index`'s outcome: stores a value, or rejects the result and cancels the rest.
+    @inlinable
+    func receive(_ outcome: Result<T, any Error>, at index: Int) {
+        switch outcome {
+        case .success(let value):
+            if let values = store(value, at: index) { result?._resolve(.success(values)) }
+        case .failure(let error):
+            if result?._resolve(.failure(error)) == true {
+                let failed = promises[index]
+                for other in promises where other !== failed { other.cancel() }
+            }
+        }
     }
 
     /// Stores `value` at `index`; returns every value, in order, once the last one arrived.
@@ -45,19 +71,10 @@ final class WhenCollector<T: Sendable>: @unchecked Sendable {
 public func when<T>(fulfilled promises: [Promise<T>]) -> Promise<[T]> {
     guard !promises.isEmpty else { return .value([]) }
     let result = Promise<[T]>(upstream: nil)
-    let collector = WhenCollector<T>(count: promises.count)
+    let collector = WhenCollector<T>(result: result, promises: promises)
     result._addCancelHook { for promise in promises { promise.cancel() } }
-    for (index, promise) in promises.enumerated() {
-        promise._observe(.callback { outcome in
-            switch outcome {
-            case .success(let value):
-                if let values = collector.store(value, at: index) { result._resolve(.success(values)) }
-            case .failure(let error):
-                if result._resolve(.failure(error)) {
-                    for other in promises where other !== promise { other.cancel() }
-                }
-            }
-        })
+    for index in promises.indices {
+        promises[index]._observe(.collect(collector, index))
     }
     return result
 }

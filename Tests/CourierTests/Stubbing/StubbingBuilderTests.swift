@@ -164,15 +164,17 @@ final class StubbingBuilderTests: XCTestCase {
 
     func test_givenAnImmediateStub_whenSent_thenTheTransportAnswersAsynchronously() {
         let transport = StubTransport(plan: NetworkClient.stubbing())
-        let answered = SharedValue(false)
+        let insideSend = SharedValue(true)
+        let answeredInsideSend = SharedValue<Bool?>(nil)
         let done = expectation(description: "answered")
         let request = URLRequest(url: StubbingBuilder.defaultBaseURL)
         _ = transport.send(request, context: TransportContext(method: .get, endpointPath: "x")) { _ in
-            answered.withLock { $0 = true }
+            answeredInsideSend.withLock { $0 = insideSend.withLock { $0 } }
             done.fulfill()
         }
-        XCTAssertFalse(answered.withLock { $0 }, "the stub answered inside send()")
+        insideSend.withLock { $0 = false }
         wait(for: [done], timeout: 5)
+        XCTAssertEqual(answeredInsideSend.withLock { $0 }, false, "the stub answered inside send()")
     }
 
     func test_givenBuilderCopies_whenOneIsChanged_thenTheOtherIsNot() {
