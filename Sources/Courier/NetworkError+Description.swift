@@ -68,27 +68,11 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     private static func bodySnippet(_ body: Data, json: JSON?) -> String? {
         guard !body.isEmpty else { return nil }
         if let json = json ?? (try? JSON(data: body)) {
-            return shorten(redactMembers(json).description)
+            return shorten(Redaction.redactMembers(json).description)
         }
         guard let text = String(data: body, encoding: .utf8) else { return "<\(body.count) bytes>" }
         let oneLine = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         return oneLine.isEmpty ? nil : shorten(oneLine)
-    }
-
-    private static func redactMembers(_ json: JSON) -> JSON {
-        switch json {
-        case .object(let members):
-            var result: [String: JSON] = [:]
-            for (key, value) in members {
-                let secret = Redaction.isSensitive(headerName: key) || Redaction.isSensitive(queryItemName: key)
-                result[key] = secret ? .string(Redaction.placeholder) : redactMembers(value)
-            }
-            return .object(result)
-        case .array(let items):
-            return .array(items.map(redactMembers))
-        default:
-            return json
-        }
     }
 
     /// Cuts `text` to ``bodyLimit`` characters, marking the cut with `…`.

@@ -27,7 +27,12 @@ enum PercentEncoding {
     static func hasDotDotSegment(_ encodedPath: String) -> Bool {
         guard encodedPath.contains(".") || encodedPath.contains("%") else { return false }
         return encodedPath.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
-            segment == ".." || segment.count <= 6 && segment.removingPercentEncoding == ".."
+            if segment == ".." { return true }
+            guard segment.contains("%") else { return false }
+            // A server that decodes %2F or %5C before routing would see more segments: check those too.
+            let decoded = segment.removingPercentEncoding ?? String(segment)
+            return decoded.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" })
+                .contains { $0 == ".." }
         }
     }
 

@@ -29,6 +29,35 @@ enum Redaction {
     static func isSensitive(headerName: String) -> Bool {
         let name = headerName.lowercased()
         return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }
+            || registeredHeaderNames.withLock { $0.contains(name) }
+    }
+
+    /// Header names declared sensitive at run time (a ``TokenAuthenticator``'s `headerField`, or
+    /// ``NetworkClient/markSensitiveHeader(_:)``); they are redacted and stripped on cross-host
+    /// redirects like the built-in ones.
+    private static let registeredHeaderNames = Protected<Set<String>>([])
+
+    /// Declares `headerName` sensitive for the rest of the process.
+    static func register(headerName: String) {
+        let name = headerName.lowercased()
+        registeredHeaderNames.withLock { _ = $0.insert(name) }
+    }
+
+    /// `json` with the values of credential-named members (at any depth) replaced by ``placeholder``.
+    static func redactMembers(_ json: JSON) -> JSON {
+        switch json {
+        case .object(let members):
+            var result: [String: JSON] = [:]
+            for (key, value) in members {
+                let secret = isSensitive(headerName: key) || isSensitive(queryItemName: key)
+                result[key] = secret ? .string(placeholder) : redactMembers(value)
+            }
+            return .object(result)
+        case .array(let items):
+            return .array(items.map(redactMembers))
+        default:
+            return json
+        }
     }
 
     /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,

@@ -36,6 +36,7 @@ struct RequestBuilder: Sendable {
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
         for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
+        try HeaderValidation.check(headers)
 
         var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
         request.httpMethod = endpoint.method.rawValue
@@ -129,5 +130,35 @@ extension String {
         return zip(utf8, other.utf8).allSatisfy { lhs, rhs in
             lhs == rhs || (lhs | 0x20 == rhs | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lhs | 0x20))
         }
+    }
+}
+
+/// Rejects header names and values that would change the message on the wire: FoundationNetworking
+/// on Linux hands header lines to libcurl as they are, so a CR or LF in a value would smuggle in a
+/// second header.
+enum HeaderValidation {
+    static func check(_ headers: [String: String]) throws(NetworkError) {
+        for (name, value) in headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+                throw .invalidRequest(reason: "the header name \"\(printable(name))\" is not a valid HTTP token")
+            }
+            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+                throw .invalidRequest(reason: "the value of header \"\(name)\" contains a line break or NUL")
+            }
+        }
+    }
+
+    /// RFC 9110 `tchar`: visible ASCII except separators.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private static func printable(_ name: String) -> String {
+        name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
     }
 }

@@ -68,3 +68,19 @@ public struct ServerMetadata: Sendable, Equatable {
         }
     }
 }
+
+extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `ServerMetadata(status: "401", message: "token expired", body: {...})`, with the values of
+    /// credential-named body members (`access_token`, `Authorization`, …) redacted and the body
+    /// shortened, so printing an error's metadata never leaks a secret the server echoed.
+    public var description: String {
+        var parts: [String] = []
+        if let status { parts.append("status: \"\(NetworkError.shorten(status))\"") }
+        if let message { parts.append("message: \"\(NetworkError.shorten(message))\"") }
+        if let body { parts.append("body: " + NetworkError.shorten(Redaction.redactMembers(body).description)) }
+        return "ServerMetadata(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

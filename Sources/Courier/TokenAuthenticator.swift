@@ -79,6 +79,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         self.scheme = scheme
         self.refreshLimit = refreshLimit
         self.refreshToken = refresh
+        Redaction.register(headerName: headerField)
     }
 
     /// The current token.
