@@ -11,6 +11,7 @@ import Dispatch
 /// `@unchecked Sendable`: `input` is written once, by `receive`, before the hop is queued, and
 /// read only by `run` on `queue` after it; libdispatch orders the two. Everything else is `let`.
 @usableFromInline
+// @unchecked: `input` is written once before the hop and read after it (see above).
 final class ChainJob<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     @usableFromInline enum Handler: Sendable {
         case map(@Sendable (Input) throws -> Output)

@@ -56,8 +56,8 @@ struct Locked<State: Sendable>: ~Copyable {
     }
 }
 
-// @unchecked: `state` is read and written only between lock and unlock of `lock`.
 @usableFromInline
+// @unchecked: `state` is read and written only between lock and unlock of `lock`.
 final class LockedBox<State>: @unchecked Sendable {
     @usableFromInline let lock: UnsafeMutablePointer<LockPrimitive>
     @usableFromInline var state: State

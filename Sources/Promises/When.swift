@@ -4,6 +4,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: its only stored property is a lock-box.
 @usableFromInline
+// @unchecked: the mutable state is inside the lock-box; the other properties are constants.
 final class WhenCollector<T: Sendable>: @unchecked Sendable {
     @usableFromInline struct State: Sendable {
         @usableFromInline var values: [T?]
