@@ -19,13 +19,17 @@ struct MemorySnapshot: CustomStringConvertible {
     let heapInUse: Int?
     /// Resident set size from `/proc/self/statm` (Linux only); nil elsewhere.
     let resident: Int?
+    /// What glibc's arenas hold from the system, used or free (`malloc_info` "system current"
+    /// plus separately mapped chunks); nil elsewhere.
+    var reserved: Int?
 
     /// Takes a snapshot; on glibc it first returns free pages to the system (`malloc_trim(0)`) so
     /// that the resident size is comparable between snapshots.
     static func take() -> MemorySnapshot {
         #if canImport(Glibc)
         GlibcMalloc.trim()
-        return MemorySnapshot(heapInUse: GlibcMalloc.bytesInUse(), resident: residentFromProc())
+        let figures = GlibcMalloc.figures()
+        return MemorySnapshot(heapInUse: figures?.inUse, resident: residentFromProc(), reserved: figures?.reserved)
         #elseif canImport(Darwin)
         var statistics = malloc_statistics_t()
         malloc_zone_statistics(nil, &statistics)
@@ -43,7 +47,8 @@ struct MemorySnapshot: CustomStringConvertible {
     }
 
     var description: String {
-        "heap \(MemorySnapshot.format(heapInUse)), RSS \(MemorySnapshot.format(resident))"
+        "heap \(MemorySnapshot.format(heapInUse)) (malloc holds \(MemorySnapshot.format(reserved))), "
+            + "RSS \(MemorySnapshot.format(resident))"
     }
 
     /// `12.3 MiB`, or `n/a`.
@@ -73,10 +78,11 @@ enum GlibcMalloc {
         _ = unsafeBitCast(address, to: TrimFunction.self)(0)
     }
 
-    /// Bytes allocated and not freed: what the arenas took from the system, minus their free
-    /// chunks, plus chunks mapped on their own. Nil when `malloc_info` is missing or says nothing
-    /// (a sanitizer runtime replaces malloc).
-    static func bytesInUse() -> Int? {
+    /// `inUse`: bytes allocated and not freed (what the arenas took from the system, minus their
+    /// free chunks, plus chunks mapped on their own); `reserved`: what the arenas took plus the
+    /// mapped chunks. Nil when `malloc_info` is missing or says nothing (a sanitizer runtime
+    /// replaces malloc).
+    static func figures() -> (inUse: Int, reserved: Int)? {
         guard let address = symbol("malloc_info") else { return nil }
         var buffer: UnsafeMutablePointer<CChar>?
         var size = 0
@@ -100,7 +106,7 @@ enum GlibcMalloc {
         let fast = value("<total type=\"fast\"", "size") ?? 0
         let rest = value("<total type=\"rest\"", "size") ?? 0
         let mapped = value("<total type=\"mmap\"", "size") ?? 0
-        return system - fast - rest + mapped
+        return (system - fast - rest + mapped, system + mapped)
     }
 }
 #endif
