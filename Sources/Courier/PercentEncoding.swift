@@ -25,7 +25,9 @@ enum PercentEncoding {
 
     /// `true` when a "/"-separated segment of an encoded path decodes to "..".
     static func hasDotDotSegment(_ encodedPath: String) -> Bool {
-        guard encodedPath.contains(".") || encodedPath.contains("%") else { return false }
+        guard encodedPath.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") }) else {
+            return false
+        }
         return encodedPath.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
             if segment == ".." { return true }
             guard segment.contains("%") else { return false }
