@@ -15,8 +15,8 @@ import FoundationNetworking
 ///   task is cancelled and the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes").
 /// - A fractional `timeoutInterval` is rounded up to whole seconds before the request is handed
-///   to `URLSession` (FoundationNetworking truncates it); the client's own deadline keeps the
-///   exact value.
+///   to `URLSession` (FoundationNetworking truncates it), and an infinite or NaN one becomes
+///   7 days (FoundationNetworking traps on it); the client's own deadline keeps the exact value.
 /// - `URLError`s are reported as they are; the client maps them (`.timedOut` to
 ///   ``NetworkError/timedOut``, `.cancelled` to ``NetworkError/cancelled``, others to
 ///   ``NetworkError/transport(underlying:)``).
@@ -44,6 +44,9 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
+    /// The longest timeout handed to `URLSession` (7 days, its default resource timeout).
+    static let longestSessionTimeout: TimeInterval = 7 * 24 * 60 * 60
+
     deinit {
         // Lets running tasks finish, then releases the delegate (a session retains it until then).
         session.finishTasksAndInvalidate()
@@ -57,7 +60,12 @@ public final class URLSessionTransport: HTTPTransport {
     ) -> any TransportTask {
         var request = request
         let timeout = request.timeoutInterval
-        if timeout.isFinite && timeout.rounded(.up) != timeout {
+        if !(timeout <= Self.longestSessionTimeout) {
+            // Infinity, NaN or absurdly large (a plugin may set any value): FoundationNetworking
+            // converts the timeout to an integer and traps on these. The client's deadline still
+            // applies; the session only gets a long finite backstop.
+            request.timeoutInterval = Self.longestSessionTimeout
+        } else if timeout.rounded(.up) != timeout {
             // FoundationNetworking truncates a fractional timeout to whole seconds (0.8 s fires at
             // once, 1.9 s after 1 s). The client's own deadline is exact, so the session's timer is
             // only a backstop and must never fire first: round it up.

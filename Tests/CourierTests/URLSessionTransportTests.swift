@@ -191,3 +191,26 @@ extension URLSessionTransportTests {
         XCTAssertFalse(box.isAlive, "URLSessionTransport leaked")
     }
 }
+
+extension URLSessionTransportTests {
+    /// A plugin that sets the outgoing request's timeout, as a user's plugin might.
+    struct SetsTimeout: RequestPlugin {
+        let seconds: TimeInterval
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            var request = request
+            request.timeoutInterval = seconds
+            return request
+        }
+    }
+
+    func test_givenInfiniteTimeout_whenSentOverURLSession_thenTheAnswerArrives() throws {
+        let (client, server) = try makeClient()
+        let echo = try client.request(Call(path: "anything/forever", timeout: .infinity)).wait()
+        XCTAssertEqual(echo["method"].string, "GET")
+
+        var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
+        configuration.plugins = [SetsTimeout(seconds: .infinity)]
+        let viaPlugin = try NetworkClient(configuration: configuration).request(Call(path: "anything/plugin")).wait()
+        XCTAssertEqual(viaPlugin["method"].string, "GET")
+    }
+}
