@@ -39,6 +39,24 @@ final class SecretsRedirectTests: IntegrationTestCase {
         XCTAssertEqual(sink.lines.filter { $0.contains(token) || $0.contains(cookie) }, [])
     }
 
+    func test_givenATokenInACustomHeader_whenRedirectedToAnotherHost_thenItIsNotSentThere() throws {
+        let token = "session-tok-\(UUID().uuidString.prefix(8))"
+        let sink = TextSink()
+        let auth = TokenAuthenticator(token: token, headerField: "X-Session", scheme: nil) { _ in
+            Promise(error: URLError(.userAuthenticationRequired))
+        }
+        let client = try makeClient { configuration in
+            configuration.authenticator = auth
+            configuration.plugins = [LoggingPlugin { sink.append($0) }]
+        }
+        let target = try server.localhostURL("/anything/session").absoluteString
+        let endpoint = LiveEndpoint<ServerEcho>(path: "redirect-to", query: [.init(name: "url", value: target)])
+        let echo = try value(of: client.request(endpoint))
+        XCTAssertEqual(echo.header("Host")?.hasPrefix("localhost"), true, "the redirect did not reach the other host")
+        XCTAssertNil(echo.header("X-Session"), "a TokenAuthenticator's custom header followed a redirect to another host")
+        XCTAssertEqual(sink.lines.filter { $0.contains(token) }, [])
+    }
+
     func test_givenAnAuthenticatorCredential_whenRedirectedOnTheSameHost_thenItIsKept() throws {
         let token = "same-host-tok-\(UUID().uuidString.prefix(8))"
         let sink = TextSink()

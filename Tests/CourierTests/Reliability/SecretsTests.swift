@@ -155,6 +155,28 @@ final class SecretsTests: XCTestCase {
         }
     }
 
+    private static let plainToken = "plain-tok-51e0aa"
+
+    func test_givenAnErrorBodyEchoingCredentials_whenServerMetadataIsDescribed_thenTheyAreRedacted() {
+        let body: JSON = ["metadata": ["status": "401"], "access_token": .string(Self.plainToken),
+                          "headers": ["Authorization": .string("Bearer " + Self.plainToken)]]
+        let metadata = ServerMetadata(status: "401", message: nil, body: body)
+        let texts = [String(describing: metadata), String(reflecting: metadata), "\(metadata)"]
+        XCTAssertEqual(texts.filter { $0.contains(Self.plainToken) }, [])
+    }
+
+    func test_givenATokenAuthenticatorWithACustomHeaderName_whenLogged_thenTheTokenIsRedacted() throws {
+        let lines = TextSink()
+        let auth = TokenAuthenticator(token: Self.plainToken, headerField: "X-Session", scheme: nil) { _ in .value("next") }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.plugins = [LoggingPlugin { lines.append($0) }]
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient(configuration: configuration)
+        XCTAssertNotNil(try settle(client.request(StubJSONEndpoint(path: "me")))?.get())
+        XCTAssertFalse(lines.lines.isEmpty)
+        XCTAssertEqual(lines.lines.filter { $0.contains(Self.plainToken) }, [])
+    }
+
     func test_givenCredentialsInResponseHeaders_whenTheResponseIsDescribed_thenTheyAreRedacted() {
         let response = HTTPResponse(statusCode: 401, headers: [
             "Set-Cookie": Secret.setCookie, "WWW-Authenticate": "Bearer realm=x", "X-Auth-Token": Secret.freshToken,

@@ -39,7 +39,7 @@ final class ServerRestartTests: XCTestCase {
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport(configuration: session))
 
         // In flight when the server dies: the server sleeps before answering each (ten seconds for
-        // those that must fail, three for those that are retried and answered by the new server).
+        // those that must fail, five for those that are retried and answered by the new server).
         let plainGets = (0..<3).map { i in
             client.request(LiveEndpoint<ServerEcho>(path: "delay/10", query: [.init(name: "plain", value: "\(i)")]))
         }
@@ -49,7 +49,7 @@ final class ServerRestartTests: XCTestCase {
                                                     body: .json(["n": i]), retryPolicy: patientPolicy))
         }
         let retriedGets = (0..<3).map { i in
-            client.request(LiveEndpoint<ServerEcho>(path: "delay/3", query: [.init(name: "retried", value: "\(i)")],
+            client.request(LiveEndpoint<ServerEcho>(path: "delay/5", query: [.init(name: "retried", value: "\(i)")],
                                                     retryPolicy: patientPolicy))
         }
         let inFlight = plainGets.count + posts.count + retriedGets.count
