@@ -58,6 +58,12 @@ public final class URLSessionTransport: HTTPTransport {
         context: TransportContext,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) -> any TransportTask {
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            // A plugin may have removed the URL or set another scheme; URLSession must not see it.
+            let reason = "URLSessionTransport sends http and https URLs only, not \(request.url.map { Redaction.redact($0) } ?? "a request without a URL")"
+            completion(.failure(NetworkError.invalidRequest(reason: reason)))
+            return NoTask()
+        }
         var request = request
         let timeout = request.timeoutInterval
         if !(timeout <= Self.longestSessionTimeout) {
@@ -78,6 +84,11 @@ public final class URLSessionTransport: HTTPTransport {
         task.resume()
         return DataTaskHandle(task: task)
     }
+}
+
+/// The handle of a request that was never started.
+private struct NoTask: TransportTask {
+    func cancel() {}
 }
 
 /// Cancels a `URLSessionDataTask`.

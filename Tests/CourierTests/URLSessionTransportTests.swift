@@ -214,3 +214,25 @@ extension URLSessionTransportTests {
         XCTAssertEqual(viaPlugin["method"].string, "GET")
     }
 }
+
+extension URLSessionTransportTests {
+    /// A plugin that points the request somewhere URLSession must not go.
+    struct RewritesURL: RequestPlugin {
+        let url: URL?
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            var request = request
+            request.url = url
+            return request
+        }
+    }
+
+    func test_givenPluginRemovesTheURLOrChangesTheScheme_whenSent_thenInvalidRequestNotACrash() throws {
+        let server = try TestServer.shared
+        for url in [nil, URL(string: "file:///etc/hosts"), URL(string: "ftp://127.0.0.1/x")] {
+            var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
+            configuration.plugins = [RewritesURL(url: url)]
+            let client = NetworkClient(configuration: configuration)
+            XCTAssertEqual(failure(client.request(Call(path: "anything")))?.shortName, "invalidRequest", "\(String(describing: url))")
+        }
+    }
+}
