@@ -61,3 +61,43 @@ func machineLine(_ moment: String) -> String {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     return "\(moment): \(cores) cores, load average \(load)"
 }
+
+extension Row {
+    /// A row with a floor: passes when `value >= minimum`.
+    static func atLeast(
+        _ id: String, _ measure: String, value: Double, unit: String, spread: String = "",
+        cpu: Double? = nil, minimum: Double, format: String = "%.2f"
+    ) -> Row {
+        Row(
+            id: id, measure: measure, value: String(format: format, value) + unit, spread: spread,
+            cpu: cpu.map { String(format: format, $0) + unit } ?? "",
+            target: "≥ " + String(format: format, minimum) + unit,
+            verdict: value.isFinite && value >= minimum ? .pass : .fail
+        )
+    }
+}
+
+extension Samples {
+    /// Requests per second at the median time per request.
+    var medianRate: Double { 1e9 / median }
+    /// Requests per second at the median CPU time per request.
+    var cpuMedianRate: Double { 1e9 / cpuMedian }
+    /// "p25–p75" of the rate (the slow quartile of times is the low quartile of rates).
+    var rateSpread: String { String(format: "%.0f–%.0f /s", 1e9 / upperQuartile, 1e9 / lowerQuartile) }
+}
+
+extension ComparisonResult {
+    /// The quartiles of the per-repetition ratios `numerator / denominator`, as "p25–p75".
+    func pairedRatioSpread(_ numerator: String, _ denominator: String) -> String {
+        guard let top = samples.first(where: { $0.name == numerator }),
+              let bottom = samples.first(where: { $0.name == denominator })
+        else { return "" }
+        let ratios = zip(top.perUnit, bottom.perUnit).map { $0 / $1 }
+        return String(format: "%.3f–%.3f", Statistics.quantile(ratios, 0.25), Statistics.quantile(ratios, 0.75))
+    }
+
+    /// The samples named `name` (empty when there are none).
+    func samples(named name: String) -> Samples {
+        samples.first(where: { $0.name == name }) ?? Samples(name: name)
+    }
+}

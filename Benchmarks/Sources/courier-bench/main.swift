@@ -4,17 +4,22 @@ import Foundation
 //
 //     swift run -c release --package-path Benchmarks courier-bench promises [--quick] [--repetitions N]
 //     swift run -c release --package-path Benchmarks courier-bench gate [--quick]
-//     swift run -c release --package-path Benchmarks courier-bench requests
+//     swift run -c release --package-path Benchmarks courier-bench requests [--quick] [--repetitions N]
+//     swift run -c release --package-path Benchmarks courier-bench traffic [--quick] [--repetitions N]
 //
 // `promises` prints issue 2's table (A1–A4) with medians, paired ratios and targets.
 // `gate` prints the same table and exits 1 when a target row fails.
-// `requests` is reserved for the request benchmarks of a later issue.
+// `requests` prints issue 3's table (R1–R3): Courier against URLSession and AsyncHTTPClient on a
+// loopback swift-nio server, and the client's own cost with an in-memory transport.
+// `traffic` prints issue 5's table (T1–T2): a 100 000-request paused backlog, and the pause
+// check's cost on unpaused requests.
 
 let usage = """
-    usage: courier-bench <promises|gate|requests> [--quick] [--repetitions N]
+    usage: courier-bench <promises|gate|requests|traffic|profile> [--quick] [--repetitions N]
       promises   promise micro-benchmarks A1–A4 (Docs/Performance.md)
       gate       the same, exit status 1 when any target row fails
-      requests   request benchmarks (not written yet)
+      requests   request benchmarks R1–R3: loopback server, URLSession, AsyncHTTPClient, in-memory
+      traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
       profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw, a3-courier)
     """
 
@@ -51,9 +56,17 @@ case "profile":
     let repetitions = arguments.contains("--repetitions") ? options.repetitions : 5
     for _ in 0..<repetitions { _ = workload.run() }
     print("profile \(name): \(repetitions) runs of \(workload.units) units done")
-case "requests":
-    print("courier-bench requests: no request benchmarks yet (NetworkClient vs URLSession vs AsyncHTTPClient comes later)")
-    exit(2)
+case "requests", "traffic":
+    var requestOptions = arguments.contains("--quick") ? RequestOptions.quick : RequestOptions()
+    if arguments.contains("--repetitions") { requestOptions.repetitions = options.repetitions }
+    print(machineLine("before"))
+    let rows = command == "requests" ? runRequestSuite(requestOptions) : runTrafficSuite(requestOptions)
+    print(machineLine("after"))
+    print("")
+    printTable(rows)
+    let failures = rows.filter { $0.verdict == .fail }
+    print("")
+    print("\(rows.count - failures.count) rows met or have no target, \(failures.count) missed")
 default:
     print(usage)
     exit(2)

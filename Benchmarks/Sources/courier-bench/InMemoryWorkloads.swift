@@ -1,0 +1,109 @@
+import Courier
+import Dispatch
+import Foundation
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that answers every request at once, inside `send`, with one canned response:
+/// what is left of a request's time is the client's own work.
+struct ImmediateTransport: HTTPTransport {
+    let response: HTTPResponse
+
+    init(body: Data = BenchPayload.body) {
+        response = HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    func send(
+        _ request: URLRequest, context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        completion(.success(response))
+        return NothingToCancel()
+    }
+
+    private struct NothingToCancel: TransportTask {
+        func cancel() {}
+    }
+}
+
+/// Issue 3's "client's own cost" comparison and issue 5's pause-check comparison.
+enum InMemoryWorkloads {
+    /// A client over ``ImmediateTransport`` with the default configuration.
+    static func makeClient() -> NetworkClient {
+        let base = URL(string: "https://bench.courier.invalid/") ?? URL(fileURLWithPath: "/")
+        return NetworkClient(configuration: NetworkClient.Configuration(baseURL: base), transport: ImmediateTransport())
+    }
+
+    /// `count` requests started back to back from one thread (promise style, one `tap` handler
+    /// each that checks the decoded value); the time runs until the last handler has run.
+    static func promiseBurst<E: Endpoint>(
+        _ name: String, client: NetworkClient, endpoint: E, count: Int
+    ) -> Workload where E.Response == BenchPayload.User {
+        Workload(name: name, units: count) {
+            let group = DispatchGroup()
+            return timed {
+                for _ in 0..<count {
+                    group.enter()
+                    _ = client.request(endpoint).tap { result in
+                        switch result {
+                        case .success(let user): BenchPayload.verify(user)
+                        case .failure(let error): requestFailed(name, error)
+                        }
+                        group.leave()
+                    }
+                }
+                group.wait()
+            }
+        }
+    }
+
+    /// The same burst in completion-handler style (one more hop, onto the callback queue).
+    static func completionBurst(_ name: String, client: NetworkClient, count: Int) -> Workload {
+        Workload(name: name, units: count) {
+            let group = DispatchGroup()
+            return timed {
+                for _ in 0..<count {
+                    group.enter()
+                    client.request(PostUser()) { result in
+                        switch result {
+                        case .success(let user): BenchPayload.verify(user)
+                        case .failure(let error): requestFailed(name, error)
+                        }
+                        group.leave()
+                    }
+                }
+                group.wait()
+            }
+        }
+    }
+
+    /// The floor: on one thread, build the same `URLRequest` Courier builds for ``PostUser`` (URL
+    /// from the base URL text and path, method, the headers dictionary assigned once, timeout, body)
+    /// and decode the same body with `JSONDecoder` into the same type.
+    static func floor(_ name: String, count: Int) -> Workload {
+        let base = "https://bench.courier.invalid/"
+        let path = "users/42"
+        let decoder = JSONDecoder()
+        let body = BenchPayload.body
+        return Workload(name: name, units: count) {
+            timed {
+                for _ in 0..<count {
+                    guard let url = URL(string: base + path) else { requestFailed(name, "bad URL") }
+                    var request = URLRequest(url: url, timeoutInterval: 60)
+                    request.httpMethod = "POST"
+                    request.allHTTPHeaderFields = ["Accept": "application/json", "Content-Type": "application/json"]
+                    request.httpBody = PostUser.payload
+                    do {
+                        let user = try decoder.decode(BenchPayload.User.self, from: body)
+                        BenchPayload.verify(user)
+                    } catch {
+                        requestFailed(name, error)
+                    }
+                    withExtendedLifetime(request) {}
+                }
+            }
+        }
+    }
+}

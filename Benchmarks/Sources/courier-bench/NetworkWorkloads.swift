@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import Dispatch
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Issue 3's loopback comparisons: the same `GET users/42` against ``LoopbackServer``, through
+/// Courier and through the engine underneath it used directly. Each side builds its request,
+/// sends it, checks the status and decodes the same body into the same `Decodable`, so the
+/// difference is what Courier adds (building, gate, deadline, promise, classification, hops).
+enum NetworkWorkloads {
+    /// Courier over its default transport (`NetworkClient(configuration:)`, an ephemeral
+    /// URLSession), completion-handler style (the style with the most hops: it also hops to
+    /// the client's callback queue).
+    static func courier(
+        _ name: String, client: NetworkClient, count: Int, inFlight: Int
+    ) -> Workload {
+        Workload(name: name, units: count) {
+            drive(count: count, inFlight: inFlight) { done in
+                client.request(GetUser()) { result in
+                    switch result {
+                    case .success(let user): BenchPayload.verify(user)
+                    case .failure(let error): requestFailed(name, error)
+                    }
+                    done()
+                }
+            }
+        }
+    }
+
+    /// Raw URLSession: a `URLRequest` with the same URL, `Accept` header and timeout, a data task
+    /// with a completion handler, a status check and `JSONDecoder`.
+    static func rawURLSession(
+        _ name: String, session: URLSession, url: URL, count: Int, inFlight: Int
+    ) -> Workload {
+        let decoder = JSONDecoder()
+        return Workload(name: name, units: count) {
+            drive(count: count, inFlight: inFlight) { done in
+                var request = URLRequest(url: url, timeoutInterval: 60)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                session.dataTask(with: request) { data, response, error in
+                    guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200, let data else {
+                        requestFailed(name, error.map { "\($0)" } ?? "no 200 response")
+                    }
+                    do {
+                        BenchPayload.verify(try decoder.decode(BenchPayload.User.self, from: data))
+                    } catch {
+                        requestFailed(name, error)
+                    }
+                    done()
+                }.resume()
+            }
+        }
+    }
+
+    /// Raw AsyncHTTPClient: an `HTTPClient.Request` with the same URL and `Accept` header,
+    /// `execute(request:deadline:)` (which accumulates the body), a status check, and
+    /// `JSONDecoder` on the body copied into `Data` (what Courier's adapter does too).
+    static func rawAsyncHTTPClient(
+        _ name: String, client: HTTPClient, url: URL, count: Int, inFlight: Int
+    ) -> Workload {
+        let decoder = JSONDecoder()
+        return Workload(name: name, units: count) {
+            drive(count: count, inFlight: inFlight) { done in
+                let request: HTTPClient.Request
+                do {
+                    request = try HTTPClient.Request(
+                        url: url, method: .GET, headers: ["Accept": "application/json"])
+                } catch {
+                    requestFailed(name, error)
+                }
+                client.execute(request: request, deadline: .now() + .seconds(60)).whenComplete { result in
+                    switch result {
+                    case .success(let response):
+                        guard response.status == .ok, let body = response.body else {
+                            requestFailed(name, response.status)
+                        }
+                        do {
+                            let data = Data(body.readableBytesView)
+                            BenchPayload.verify(try decoder.decode(BenchPayload.User.self, from: data))
+                        } catch {
+                            requestFailed(name, error)
+                        }
+                    case .failure(let error):
+                        requestFailed(name, error)
+                    }
+                    done()
+                }
+            }
+        }
+    }
+}
+
+/// The clients and servers of one `requests` run; everything is stopped by ``stop()``.
+final class NetworkFixture {
+    let server: LoopbackServer
+    let url: URL
+    let courierURLSession: NetworkClient
+    let rawSession: URLSession
+    let httpClient: HTTPClient
+    let courierAsyncHTTPClient: NetworkClient
+
+    init() throws {
+        server = try LoopbackServer()
+        url = server.baseURL.appendingPathComponent("users/42")
+        courierURLSession = NetworkClient(configuration: NetworkClient.Configuration(baseURL: server.baseURL))
+        rawSession = URLSession(configuration: .ephemeral)
+        httpClient = AsyncHTTPClientTransport.makeHTTPClient()
+        courierAsyncHTTPClient = NetworkClient(
+            configuration: NetworkClient.Configuration(baseURL: server.baseURL),
+            transport: AsyncHTTPClientTransport(client: httpClient))
+    }
+
+    func stop() {
+        rawSession.invalidateAndCancel()
+        try? httpClient.syncShutdown()
+        server.stop()
+    }
+}

@@ -1,0 +1,103 @@
+import CMallocCounter
+import Courier
+import Dispatch
+import Foundation
+import Promises
+
+/// What one paused-backlog run measured.
+struct BacklogFigures {
+    /// Heap bytes per request started while paused (its promise included), from `mallinfo2`.
+    var heldBytes: Double
+    /// Heap allocations per request started while paused.
+    var heldAllocations: Double
+    /// Heap bytes added by attaching one `tap` handler to each held request's promise.
+    var handlerBytes: Double
+    /// Nanoseconds per request to start it while paused (the caller's cost).
+    var enqueueNanoseconds: Double
+    /// Seconds from `resume()` until the last request's handler has run.
+    var drainSeconds: Double
+    /// Heap bytes per request still in use after the drain, once every promise is released.
+    var retainedBytes: Double
+
+    /// Requests settled per second after `resume()`.
+    func drainRate(_ count: Int) -> Double { Double(count) / drainSeconds }
+}
+
+/// Issue 5: requests held by `pause()` and released by `resume()`.
+enum TrafficWorkloads {
+    /// A stubbed client whose every request succeeds at once with ``BenchPayload/body``.
+    static func makeStubClient() -> NetworkClient {
+        NetworkClient.stubbing().body(json: String(decoding: BenchPayload.body, as: UTF8.self)).makeClient()
+    }
+
+    /// Pauses a fresh stubbed client, starts `count` requests (held), measures their heap, attaches
+    /// one handler to each, resumes, and times the drain until every handler has run.
+    /// Nothing else may run meanwhile: the heap counters are process-wide.
+    static func pausedBacklog(count: Int) -> BacklogFigures {
+        let client = makeStubClient()
+        // One unpaused request first, so that lazily made globals (queues, decoders, metadata)
+        // are not charged to the held requests.
+        do {
+            BenchPayload.verify(try client.request(GetUser()).wait())
+        } catch {
+            requestFailed("warm-up request", error)
+        }
+
+        let baseline = mc_heap_in_use()
+        var promises: [Promise<BenchPayload.User>] = []
+        promises.reserveCapacity(count)
+        var handlers: [Promise<BenchPayload.User>] = []
+        handlers.reserveCapacity(count)
+
+        client.pause()
+        var enqueue = Timing(wall: 0, cpu: 0)
+        let held = measureHeap("held request") {
+            enqueue = timed {
+                for _ in 0..<count { promises.append(client.request(GetUser())) }
+            }
+            return count
+        }
+        check(promises.allSatisfy(\.isPending), "a request settled while the client was paused")
+
+        let group = DispatchGroup()
+        let handler = measureHeap("handler") {
+            for promise in promises {
+                group.enter()
+                handlers.append(promise.tap { result in
+                    switch result {
+                    case .success(let user): BenchPayload.verify(user)
+                    case .failure(let error): requestFailed("held request", error)
+                    }
+                    group.leave()
+                })
+            }
+            return count
+        }
+
+        let drain = timed {
+            client.resume()
+            group.wait()
+        }
+        check(promises.allSatisfy(\.isFulfilled), "a held request did not succeed after resume()")
+
+        promises = []
+        handlers = []
+        // Handlers have all run, but the promises' last releases may still be finishing on
+        // other threads; a barrier on the default queue is not available, so wait briefly for
+        // the heap to settle (bounded: at most 100 checks).
+        var retained = mc_heap_in_use() - baseline
+        for _ in 0..<100 where retained > Int64(count) * 8 {
+            usleep(1_000)
+            retained = mc_heap_in_use() - baseline
+        }
+        withExtendedLifetime(client) {}
+        return BacklogFigures(
+            heldBytes: held.heapBytes,
+            heldAllocations: held.allocations,
+            handlerBytes: handler.heapBytes,
+            enqueueNanoseconds: Double(enqueue.wall) / Double(count),
+            drainSeconds: Double(drain.wall) / 1e9,
+            retainedBytes: Double(retained) / Double(count)
+        )
+    }
+}
