@@ -18,6 +18,10 @@ let package = Package(
             name: "FuzzClient",
             dependencies: [.product(name: "Courier", package: "Courier"), "CFuzzerDriver", "FuzzSupport"]
         ),
+        .executableTarget(
+            name: "FuzzRequest",
+            dependencies: [.product(name: "Courier", package: "Courier"), "CFuzzerDriver"]
+        ),
         .target(name: "FuzzSupport"),
         .target(name: "CFuzzerDriver"),
     ],

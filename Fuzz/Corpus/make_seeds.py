@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the seed corpus in this directory (Fuzz/Corpus/seeds/).
+"""Regenerates the seed corpora in this directory: seeds/ (responses, for FuzzResponse and FuzzClient)
+and request-seeds/ (caller values, for FuzzRequest).
 
 Input layout (see Fuzz/Sources/FuzzResponse/FuzzInput.swift): 2 bytes big-endian status,
 1 byte header-line count, that many "Name: value\n" lines, then the body.
@@ -48,8 +49,30 @@ SEEDS = {
     "headers_duplicate": seed(200, [("X-Dup", "1"), ("x-dup", "2"), ("X-Dup", "3")], b"{}"),
 }
 
-os.makedirs(HERE, exist_ok=True)
-for name, data in SEEDS.items():
-    with open(os.path.join(HERE, name), "wb") as f:
-        f.write(data)
-print(f"wrote {len(SEEDS)} seeds to {HERE}")
+# FuzzRequest reads caller values: NUL-separated path, form name, form value, query name/value pairs.
+def fields(*values):
+    return b"\0".join(v.encode() if isinstance(v, str) else v for v in values)
+
+
+REQUEST_SEEDS = {
+    "plain": fields("users/42", "name", "Ada", "page", "2"),
+    "spaces_unicode": fields("users/Ada Lovelace/żółw", "emoji", "☕️ +1", "q", "a b&c=d#e+f"),
+    "dot_dot": fields("files/../admin", "", "", "x", ""),
+    "encoded": fields("a%20b/%2E%2E/c%zz", "k%", "v%41", "flag", ""),
+    "leading_slashes": fields("///x//y/", "a", "", "", "v"),
+    "controls": fields("a\r\nb\tc", "a\r\n", "b\x00", "c\r\n", "d"),
+    "invalid_utf8": fields(b"p\xff\xfe", b"\xc3", b"\x28", "q", b"\xe2\x82"),
+    "query_delimiters": fields("", "=", "&", "?#", "&&==", "+", "%2B"),
+}
+
+
+def write(folder, seeds):
+    os.makedirs(folder, exist_ok=True)
+    for name, data in seeds.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    print(f"wrote {len(seeds)} seeds to {folder}")
+
+
+write(HERE, SEEDS)
+write(os.path.join(os.path.dirname(HERE), "request-seeds"), REQUEST_SEEDS)

@@ -67,6 +67,21 @@ final class HostileRequestTests: XCTestCase {
         XCTAssertEqual(parsed, items)
     }
 
+    /// Open finding (Docs/Reliability.md): a query value that already looks percent-encoded is sent
+    /// as it is, so the server decodes `"100%25"` to `"100%"`. `URLQueryItem` values are plain text
+    /// (that is how `URLComponents.queryItems` treats them). While this is `true` the test skips.
+    private static let queryPercentIsOpen = true
+
+    func test_givenLiteralPercentEscapesInQueryValues_whenBuilt_thenTheyArriveAsWritten() throws {
+        let items = [URLQueryItem(name: "discount", value: "100%25"), URLQueryItem(name: "a%26b", value: "%41")]
+        let request = try makeRequest(Probe(path: "search", query: items))
+        let parsed = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }
+        if parsed != items && Self.queryPercentIsOpen {
+            throw XCTSkip("open finding: query items arrive as \(parsed ?? [])")
+        }
+        XCTAssertEqual(parsed, items)
+    }
+
     func test_givenA100KiBPath_whenBuilt_thenARequestIsFormedWithoutCrashing() throws {
         let path = String(repeating: "segment/", count: 12_800) + "end"
         let request = try makeRequest(Probe(path: path))
