@@ -94,10 +94,10 @@ final class SoakTests: XCTestCase {
     }
 
     /// Runs `count` requests to completion on a fresh client and checks the ledger; returns the
-    /// outcome counts.
+    /// outcome counts and the ledger (to look for late double settlements afterwards).
     @discardableResult
     private func runLoad(_ count: Int, file: StaticString = #filePath, line: UInt = #line)
-        -> [SettlementOutcome: Int] {
+        -> (counts: [SettlementOutcome: Int], ledger: SettlementLedger) {
         let calls = TransportCallCounter()
         let ledger = SettlementLedger(count: count)
         do {
@@ -122,7 +122,7 @@ final class SoakTests: XCTestCase {
         let delivered = (counts[.success] ?? 0) + (counts[.transport] ?? 0)
         XCTAssertGreaterThanOrEqual(calls.value, delivered, "a response that never reached the transport", file: file, line: line)
         XCTAssertLessThanOrEqual(calls.value, count, "a request reached the transport twice", file: file, line: line)
-        return counts
+        return (counts, ledger)
     }
 
     func test_givenStubbedLoadFrom8ThreadsWithRandomPauseCancelAndFailures_thenEachSettlesOnceAndMemoryReturnsToBaseline() {
@@ -133,7 +133,7 @@ final class SoakTests: XCTestCase {
         let baseline = MemorySnapshot.take()
 
         let started = Date()
-        let counts = runLoad(count)
+        let (counts, ledger) = runLoad(count)
         let seconds = Date().timeIntervalSince(started)
         let settledSnapshot = MemorySnapshot.take()
 
@@ -154,6 +154,7 @@ final class SoakTests: XCTestCase {
             let growth = (final.heapInUse ?? 0) - before
             XCTAssertLessThan(growth, tolerance, "heap grew by \(growth) bytes over \(count) requests")
         }
+        XCTAssertEqual(ledger.settledTwice, 0, "a late second settlement arrived after the run")
         let rate = Double(count) / max(seconds, 0.001)
         let outcomeList = SettlementOutcome.allCases.map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ")
         print("""
