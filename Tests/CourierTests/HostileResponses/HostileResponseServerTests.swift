@@ -40,7 +40,7 @@ final class HostileResponseServerTests: XCTestCase {
         #endif
     }
 
-    private let perRowTimeout: TimeInterval = 30
+    private let perRowTimeout: TimeInterval = 60
 
     func test_givenEveryRow_whenServedRawByTheLocalServer_thenTheRequestEndsInItsOutcome() throws {
         let server = try TestServer.shared
@@ -128,7 +128,7 @@ private struct RawEndpoint<Response: Decodable & Sendable>: Endpoint {
     var path: String { "raw" }
     var method: HTTPMethod { .post }
     var body: RequestBody { .data(raw, contentType: "application/octet-stream") }
-    var timeout: TimeInterval? { 10 }
+    var timeout: TimeInterval? { 30 }
     var requiresAuthentication: Bool { false }
 }
 
