@@ -33,6 +33,54 @@ enum NetworkWorkloads {
         }
     }
 
+    /// Courier over the same client, promise style: `request(_:)` and one `tap` handler on the
+    /// promises' default queue (no hop to the callback queue).
+    static func courierPromise(
+        _ name: String, client: NetworkClient, count: Int, inFlight: Int
+    ) -> Workload {
+        Workload(name: name, units: count) {
+            drive(count: count, inFlight: inFlight) { done in
+                _ = client.request(GetUser()).tap { result in
+                    switch result {
+                    case .success(let user): BenchPayload.verify(user)
+                    case .failure(let error): requestFailed(name, error)
+                    }
+                    done()
+                }
+            }
+        }
+    }
+
+    /// A Courier transport used alone, without `NetworkClient`: the same `URLRequest` as the raw
+    /// workloads, `send(_:context:completion:)`, a status check and `JSONDecoder`. The gap between
+    /// this and the raw engine is the adapter's; between this and Courier, the client pipeline's.
+    static func transportAlone(
+        _ name: String, transport: any HTTPTransport, url: URL, count: Int, inFlight: Int
+    ) -> Workload {
+        let decoder = JSONDecoder()
+        let context = TransportContext(method: .get, endpointPath: "users/42")
+        return Workload(name: name, units: count) {
+            drive(count: count, inFlight: inFlight) { done in
+                var request = URLRequest(url: url, timeoutInterval: 60)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                _ = transport.send(request, context: context) { result in
+                    switch result {
+                    case .success(let response):
+                        guard response.statusCode == 200 else { requestFailed(name, response.statusCode) }
+                        do {
+                            BenchPayload.verify(try decoder.decode(BenchPayload.User.self, from: response.body))
+                        } catch {
+                            requestFailed(name, error)
+                        }
+                    case .failure(let error):
+                        requestFailed(name, error)
+                    }
+                    done()
+                }
+            }
+        }
+    }
+
     /// Raw URLSession: a `URLRequest` with the same URL, `Accept` header and timeout, a data task
     /// with a completion handler, a status check and `JSONDecoder`.
     static func rawURLSession(
@@ -104,6 +152,8 @@ final class NetworkFixture {
     let rawSession: URLSession
     let httpClient: HTTPClient
     let courierAsyncHTTPClient: NetworkClient
+    let urlSessionTransport: URLSessionTransport
+    let asyncHTTPClientTransport: AsyncHTTPClientTransport
 
     init() throws {
         server = try LoopbackServer()
@@ -111,6 +161,8 @@ final class NetworkFixture {
         courierURLSession = NetworkClient(configuration: NetworkClient.Configuration(baseURL: server.baseURL))
         rawSession = URLSession(configuration: .ephemeral)
         httpClient = AsyncHTTPClientTransport.makeHTTPClient()
+        urlSessionTransport = URLSessionTransport()
+        asyncHTTPClientTransport = AsyncHTTPClientTransport(client: httpClient)
         courierAsyncHTTPClient = NetworkClient(
             configuration: NetworkClient.Configuration(baseURL: server.baseURL),
             transport: AsyncHTTPClientTransport(client: httpClient))

@@ -36,49 +36,79 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
     let warm = options.warmUp
 
     for (label, count, inFlight) in [("sequential", options.sequential, 1), ("16 in flight", options.concurrent, 16)] {
-        let urlSession = compare("R1 \(label)", warmUp: warm, repetitions: reps, [
+        let workloads = [
             NetworkWorkloads.courier("Courier/URLSession", client: fixture.courierURLSession,
                                      count: count, inFlight: inFlight),
             NetworkWorkloads.rawURLSession("raw URLSession", session: fixture.rawSession, url: fixture.url,
                                            count: count, inFlight: inFlight),
-        ])
+            NetworkWorkloads.courierPromise("Courier/URLSession, promise", client: fixture.courierURLSession,
+                                            count: count, inFlight: inFlight),
+            NetworkWorkloads.transportAlone("URLSessionTransport alone", transport: fixture.urlSessionTransport,
+                                            url: fixture.url, count: count, inFlight: inFlight),
+        ]
+        let urlSession = compare("R1 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R1", label, urlSession, courier: "Courier/URLSession", raw: "raw URLSession",
-                               engine: "URLSession", minimum: 0.97)
+                               engine: "URLSession", minimum: 0.97,
+                               extras: ["Courier/URLSession, promise", "URLSessionTransport alone"])
+        rows.append(switchesRow("R1", label, workloads))
     }
 
     for (label, count, inFlight) in [("sequential", options.sequential, 1), ("16 in flight", options.concurrent, 16)] {
-        let ahc = compare("R2 \(label)", warmUp: warm, repetitions: reps, [
+        let workloads = [
             NetworkWorkloads.courier("Courier/AHC", client: fixture.courierAsyncHTTPClient,
                                      count: count, inFlight: inFlight),
             NetworkWorkloads.rawAsyncHTTPClient("raw AHC", client: fixture.httpClient, url: fixture.url,
                                                 count: count, inFlight: inFlight),
-        ])
+            NetworkWorkloads.courierPromise("Courier/AHC, promise", client: fixture.courierAsyncHTTPClient,
+                                            count: count, inFlight: inFlight),
+            NetworkWorkloads.transportAlone("AsyncHTTPClientTransport alone",
+                                            transport: fixture.asyncHTTPClientTransport,
+                                            url: fixture.url, count: count, inFlight: inFlight),
+        ]
+        let ahc = compare("R2 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R2", label, ahc, courier: "Courier/AHC", raw: "raw AHC",
-                               engine: "AsyncHTTPClient", minimum: 0.9)
+                               engine: "AsyncHTTPClient", minimum: 0.9,
+                               extras: ["Courier/AHC, promise", "AsyncHTTPClientTransport alone"])
+        rows.append(switchesRow("R2", label, workloads))
     }
 
     let client = InMemoryWorkloads.makeClient()
     let count = options.inMemory
-    let r3 = compare("R3", warmUp: warm, repetitions: reps, [
+    let inMemory = [
         InMemoryWorkloads.promiseBurst("Courier POST", client: client, endpoint: PostUser(), count: count),
         InMemoryWorkloads.floor("floor", count: count),
         InMemoryWorkloads.completionBurst("Courier POST, completion", client: client, count: count),
         InMemoryWorkloads.promiseBurst("Courier GET", client: client, endpoint: GetUser(), count: count),
-    ])
+    ]
+    let r3 = compare("R3", warmUp: warm, repetitions: reps, inMemory)
     rows += inMemoryRows(r3)
+    rows.append(switchesRow("R3", "burst", inMemory))
     return rows
 }
 
 private func throughputRows(
     _ id: String, _ label: String, _ result: ComparisonResult, courier: String, raw: String,
-    engine: String, minimum: Double
+    engine: String, minimum: Double, extras: [String]
 ) -> [Row] {
     let ours = result.samples(named: courier)
     let theirs = result.samples(named: raw)
     // Courier's rate over the raw rate = raw time over Courier time, paired per repetition.
     let ratio = result.pairedRatio(raw, courier)
     let cpuRatio = result.pairedRatio(raw, courier, cpu: true)
-    return [
+    // Information rows: the other styles and the transport alone, each as a rate and as a
+    // paired throughput ratio against the raw engine.
+    let extraRows: [Row] = extras.flatMap { name -> [Row] in
+        let other = result.samples(named: name)
+        let otherRatio = result.pairedRatio(raw, name)
+        return [
+            .info(id, "\(name), \(label): requests per second", value: other.medianRate, unit: " /s",
+                  spread: other.rateSpread, cpu: other.cpuMedianRate, format: "%.0f"),
+            .info(id, "throughput \(name) / raw \(engine), \(label)", value: otherRatio, unit: "x",
+                  spread: result.pairedRatioSpread(raw, name), cpu: result.pairedRatio(raw, name, cpu: true),
+                  format: "%.3f"),
+        ]
+    }
+    let mainRows: [Row] = [
         .info(id, "Courier over \(engine), \(label): requests per second", value: ours.medianRate, unit: " /s",
               spread: ours.rateSpread, cpu: ours.cpuMedianRate, format: "%.0f"),
         .info(id, "raw \(engine), \(label) (reference)", value: theirs.medianRate, unit: " /s",
@@ -86,6 +116,7 @@ private func throughputRows(
         .atLeast(id, "throughput Courier / raw \(engine), \(label)", value: ratio, unit: "x",
                  spread: result.pairedRatioSpread(raw, courier), cpu: cpuRatio, minimum: minimum, format: "%.3f"),
     ]
+    return mainRows + extraRows
 }
 
 private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
@@ -98,12 +129,51 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
               unit: " ns", spread: post.spread, cpu: post.cpuMedian, format: "%.0f"),
         .info("R3", "floor: build the same URLRequest + JSONDecoder decode (reference)", value: floor.median,
               unit: " ns", spread: floor.spread, cpu: floor.cpuMedian, format: "%.0f"),
-        .limited("R3", "ratio Courier / floor", value: r3.pairedRatio(post.name, floor.name), unit: "x",
-                 spread: r3.pairedRatioSpread(post.name, floor.name),
-                 cpu: r3.pairedRatio(post.name, floor.name, cpu: true), limit: 2.0),
+        // Judged on CPU time: Courier's burst spreads over two threads (caller, gate queue,
+        // handler queue) while the floor runs on one, so wall time would credit Courier with
+        // the second core. The wall ratio is shown in the Median column.
+        cpuLimited("R3", "ratio Courier / floor (target judged on CPU time)",
+                   wall: r3.pairedRatio(post.name, floor.name), spread: r3.pairedRatioSpread(post.name, floor.name),
+                   cpu: r3.pairedRatio(post.name, floor.name, cpu: true), limit: 2.0),
         .info("R3", "Courier POST, completion-handler style", value: completion.median, unit: " ns",
               spread: completion.spread, cpu: completion.cpuMedian, format: "%.0f"),
         .info("R3", "Courier GET (no body), promise style", value: get.median, unit: " ns",
               spread: get.spread, cpu: get.cpuMedian, format: "%.0f"),
     ]
+}
+
+/// Context switches (voluntary and involuntary, every thread of the process, the loopback
+/// server's included) per request over one extra untimed run of each workload. A voluntary
+/// switch is a thread going to sleep to wait, so the count shows how many thread hand-offs a
+/// request costs, independently of how long the machine took to make them.
+private func switchesRow(_ id: String, _ label: String, _ workloads: [Workload]) -> Row {
+    let figures = workloads.map { workload -> String in
+        String(format: "%@ %.1f", workload.name, contextSwitchesPerUnit(workload))
+    }
+    return Row(id: id, measure: "context switches per request, \(label) (one extra run each)",
+               value: figures.joined(separator: "; "), spread: "", target: "", verdict: .info)
+}
+
+/// Context switches of the whole process per unit of one run of `workload`.
+func contextSwitchesPerUnit(_ workload: Workload) -> Double {
+#if os(Linux)
+    let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+#else
+    let who = RUSAGE_SELF
+#endif
+    var before = rusage()
+    var after = rusage()
+    getrusage(who, &before)
+    _ = workload.run()
+    getrusage(who, &after)
+    let voluntary = after.ru_nvcsw - before.ru_nvcsw
+    let involuntary = after.ru_nivcsw - before.ru_nivcsw
+    return Double(voluntary + involuntary) / Double(workload.units)
+}
+
+/// A ratio row whose verdict uses the CPU-time ratio: passes when `cpu <= limit`.
+private func cpuLimited(_ id: String, _ measure: String, wall: Double, spread: String, cpu: Double, limit: Double) -> Row {
+    Row(id: id, measure: measure, value: String(format: "%.2fx", wall), spread: spread,
+        cpu: String(format: "%.2fx", cpu), target: String(format: "≤ %.2fx (CPU)", limit),
+        verdict: cpu.isFinite && cpu <= limit ? .pass : .fail)
 }
