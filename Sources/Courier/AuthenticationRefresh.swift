@@ -23,22 +23,37 @@ final class AuthenticationRefresh: Sendable {
     private struct State: Sendable {
         var isRefreshing = false
         var waiters: [any AuthenticationWaiter] = []
+        /// Incremented whenever a refresh ends.
+        var generation: UInt64 = 0
+        /// The last refresh that failed: the credential it tried to replace, when it ended, why.
+        var lastFailure: (credential: String?, generation: UInt64, error: any Error)?
     }
 
     private let state = Protected(State())
 
+    /// The number of refreshes that have ended; a request notes it when it leaves with its credential.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
     /// Handles one authentication failure of `waiter`, which sent `request`.
+    ///
+    /// A request that left before a refresh of the same credential failed (it was in flight
+    /// while that refresh ran) fails with that refresh's error instead of starting another one.
     func handleFailure(
-        of waiter: any AuthenticationWaiter, request: URLRequest,
+        of waiter: any AuthenticationWaiter, request: URLRequest, sentInGeneration: UInt64,
         authenticator: any Authenticator, core: ClientCore
     ) {
         let failedCredential = authenticator.credentialIdentifier(of: request)
         let current = authenticator.credentialIdentifier(of: authenticator.apply(to: URLRequest(url: core.configuration.baseURL)))
-        enum Step { case joined, replay, refresh }
+        enum Step { case joined, replay, refresh, failed(any Error) }
         let step = state.withLock { state -> Step in
             if state.isRefreshing {
                 state.waiters.append(waiter)
                 return .joined
+            }
+            if let failure = state.lastFailure, failure.credential == failedCredential,
+                sentInGeneration < failure.generation
+            {
+                return .failed(failure.error)
             }
             if let failedCredential, let current, failedCredential != current { return .replay }
             state.isRefreshing = true
@@ -50,18 +65,26 @@ final class AuthenticationRefresh: Sendable {
             break
         case .replay:
             _ = waiter.replayAfterAuthentication()
+        case .failed(let error):
+            waiter.fail(.authenticationFailed(underlying: error))
         case .refresh:
             core.gate.pause()
             authenticator.refresh(failedCredential: failedCredential)
                 .timeout(seconds: core.configuration.timeout)
-                .tap { [self] result in finish(result, gate: core.gate) }
+                .tap { [self] result in finish(result, replacing: failedCredential, gate: core.gate) }
                 .catch { _ in }
         }
     }
 
-    private func finish(_ result: Result<Void, any Error>, gate: RequestGate) {
+    private func finish(_ result: Result<Void, any Error>, replacing credential: String?, gate: RequestGate) {
         let waiters = state.withLock { state -> [any AuthenticationWaiter] in
             state.isRefreshing = false
+            state.generation += 1
+            if case .failure(let error) = result {
+                state.lastFailure = (credential, state.generation, error)
+            } else {
+                state.lastFailure = nil
+            }
             defer { state.waiters = [] }
             return state.waiters
         }

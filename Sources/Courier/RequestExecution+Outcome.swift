@@ -63,7 +63,9 @@ extension RequestExecution {
     ) {
         // A replay that is rejected again is not refreshed again: the server's answer stands.
         guard authenticationReplayCount == 0 else { return fail(error) }
-        core.authenticationRefresh.handleFailure(of: self, request: request, authenticator: authenticator, core: core)
+        let generation = state.withLock { $0.authenticationGeneration }
+        core.authenticationRefresh.handleFailure(
+            of: self, request: request, sentInGeneration: generation, authenticator: authenticator, core: core)
     }
 
     /// How many times the request was replayed after an authentication failure.

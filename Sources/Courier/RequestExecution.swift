@@ -56,6 +56,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         var attempt = 0
         var retriesUsed = 0
         var authenticationReplays = 0
+        /// The auth-refresh generation when the current attempt left with its credential.
+        var authenticationGeneration: UInt64 = 0
         var deadline: ScheduledWork?
         /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
         var deadlinePassedWhilePreparing = false
@@ -134,6 +136,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
         let configuration = core.configuration
         var outgoing = request
+        let generation = core.authenticationRefresh.generation
         if requiresAuthentication, let authenticator = configuration.authenticator {
             outgoing = authenticator.apply(to: outgoing)
         }
@@ -154,6 +157,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             }
             state.phase = .sending(task)
             state.sentRequest = sent
+            state.authenticationGeneration = generation
             return false
         }
         switch timedOut {

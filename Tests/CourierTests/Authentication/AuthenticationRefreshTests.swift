@@ -97,8 +97,26 @@ final class AuthenticationRefreshTests: XCTestCase {
     func test_givenTheRefreshFails_whenRequestsWait_thenAllFailWithAuthenticationFailedAndTrafficResumes() {
         struct RefreshDown: Error {}
         let server = TokenServer(valid: "token-1")
-        let auth = TokenAuthenticator(token: "stale") { _ in Promise(error: RefreshDown()) }
+        let attempts = SharedValue(0)
+        let auth = TokenAuthenticator(token: "stale", refreshLimit: .init(maximumRefreshes: 1_000)) { _ in
+            attempts.withLock { $0 += 1 }
+            return Promise(error: RefreshDown())
+        }
         let client = client(server: server, auth: auth)
+        // Run many rounds: 401s that arrive just after a failed refresh of the same token must
+        // share its failure, not start refreshes of their own (that would trip the loop guard).
+        for _ in 0..<20 {
+            let round = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
+            let outcomes = (try? settle(when(resolved: round), within: 10)?.get()) ?? []
+            XCTAssertEqual(outcomes.count, 10)
+            for outcome in outcomes {
+                guard case .authenticationFailed(let underlying)? = networkError(outcome) else { return XCTFail("\(outcome)") }
+                XCTAssertTrue(underlying is RefreshDown, "\(underlying)")
+            }
+        }
+        // One refresh per round, plus at most one more started by requests that were held during
+        // the failed refresh and then left with the same stale token.
+        XCTAssertLessThanOrEqual(attempts.withLock { $0 }, 40, "refreshes multiplied within a round")
         let promises = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
         let results = (try? settle(when(resolved: promises), within: 10)?.get()) ?? []
         XCTAssertEqual(results.count, 10)
