@@ -55,6 +55,10 @@ extension HTTPResponse: CustomStringConvertible {
     /// Sensitive headers such as `Set-Cookie` and sensitive query items such as `token`
     /// never appear; the body is not printed.
     public var description: String {
+        Redaction.scrub(unscrubbedDescription)
+    }
+
+    private var unscrubbedDescription: String {
         var text = "HTTP \(statusCode)"
         if let reason = HTTPResponse.reasonPhrase(for: statusCode) {
             text += " " + reason

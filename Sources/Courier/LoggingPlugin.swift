@@ -38,7 +38,7 @@ public struct LoggingPlugin: RequestPlugin {
 
     /// Creates a logging plugin with an injected monotonic clock in nanoseconds, for tests.
     init(log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> UInt64) {
-        self.log = log
+        self.log = { line in log(Redaction.scrub(line)) }
         self.clock = clock
     }
 

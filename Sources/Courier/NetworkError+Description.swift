@@ -11,6 +11,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     /// metadata has no message, and then cut to about 200 characters with credential-like JSON
     /// members redacted.
     public var description: String {
+        Redaction.scrub(unscrubbedDescription)
+    }
+
+    private var unscrubbedDescription: String {
         switch self {
         case .clientError(_, let metadata, let response), .serverError(_, let metadata, let response):
             return Self.describeStatus(response, metadata: metadata)

@@ -15,7 +15,9 @@ enum PercentEncoding {
     /// Encodes a query name or value: also "&", "=", "+" (as `%2B`, since many servers read
     /// "+" as a space) and "#", so that a value can never end its item early.
     static func encodeQueryComponent(_ text: String) -> String {
-        encode(text) { byte in
+        // Query items are plain text (as `URLComponents.queryItems` treats them): a "%" is always
+        // encoded, so "100%25" arrives as written instead of being decoded to "100%".
+        encode(text, keepingEscapes: false) { byte in
             isUnreserved(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
                 || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: "$")
                 || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "(") || byte == UInt8(ascii: ")")
@@ -38,20 +40,22 @@ enum PercentEncoding {
         }
     }
 
-    private static func encode<S: StringProtocol>(_ text: S, keeping allowed: (UInt8) -> Bool) -> String {
+    private static func encode<S: StringProtocol>(
+        _ text: S, keepingEscapes: Bool = true, keeping allowed: (UInt8) -> Bool
+    ) -> String {
         let utf8 = Array(text.utf8)
         var index = 0
         var needsWork = false
         while index < utf8.count {
             let byte = utf8[index]
-            if !allowed(byte) && !isEscape(utf8, at: index) { needsWork = true; break }
+            if !allowed(byte) && !(keepingEscapes && isEscape(utf8, at: index)) { needsWork = true; break }
             index += 1
         }
         guard needsWork else { return String(text) }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count + 16)
         for (position, byte) in utf8.enumerated() {
-            if allowed(byte) || isEscape(utf8, at: position) {
+            if allowed(byte) || (keepingEscapes && isEscape(utf8, at: position)) {
                 output.append(byte)
             } else {
                 output.append(UInt8(ascii: "%"))

@@ -15,7 +15,9 @@ enum Redaction {
         "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2",
         "x-auth-token", "x-api-key", "x-csrf-token", "x-xsrf-token",
     ]
-    private static let sensitiveHeaderFragments = ["token", "secret", "api-key", "api_key", "apikey", "password"]
+    private static let sensitiveHeaderFragments = [
+        "token", "secret", "api-key", "api_key", "apikey", "password", "authorization", "cookie",
+    ]
 
     private static let sensitiveQueryNames: Set<String> = [
         "key", "code", "sig", "signature", "auth", "authorization", "password", "passwd", "pwd",
@@ -36,6 +38,33 @@ enum Redaction {
     /// ``NetworkClient/markSensitiveHeader(_:)``); they are redacted and stripped on cross-host
     /// redirects like the built-in ones.
     private static let registeredHeaderNames = Protected<Set<String>>([])
+
+    /// Credential values in use (a ``TokenAuthenticator``'s current and recent tokens): removed from
+    /// any description or log text, so a server message that quotes the credential cannot leak it.
+    /// At most ``secretValueLimit`` are kept, the newest last.
+    private static let registeredSecretValues = Protected<[String]>([])
+    static let secretValueLimit = 16
+
+    /// Remembers `value` as a secret to scrub from texts; values shorter than 8 characters are
+    /// ignored (they would match ordinary words).
+    static func register(secretValue value: String) {
+        guard value.count >= 8 else { return }
+        registeredSecretValues.withLock { values in
+            values.removeAll { $0 == value }
+            values.append(value)
+            if values.count > secretValueLimit { values.removeFirst(values.count - secretValueLimit) }
+        }
+    }
+
+    /// `text` with every registered secret value replaced by ``placeholder``.
+    static func scrub(_ text: String) -> String {
+        let values = registeredSecretValues.withLock { $0 }
+        var result = text
+        for value in values where result.contains(value) {
+            result = result.replacingOccurrences(of: value, with: placeholder)
+        }
+        return result
+    }
 
     /// Declares `headerName` sensitive for the rest of the process.
     static func register(headerName: String) {

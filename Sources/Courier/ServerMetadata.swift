@@ -78,7 +78,7 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
         if let status { parts.append("status: \"\(NetworkError.shorten(status))\"") }
         if let message { parts.append("message: \"\(NetworkError.shorten(message))\"") }
         if let body { parts.append("body: " + NetworkError.shorten(Redaction.redactMembers(body).description)) }
-        return "ServerMetadata(" + parts.joined(separator: ", ") + ")"
+        return Redaction.scrub("ServerMetadata(" + parts.joined(separator: ", ") + ")")
     }
 
     /// The same as ``description``.

@@ -80,6 +80,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         self.refreshLimit = refreshLimit
         self.refreshToken = refresh
         Redaction.register(headerName: headerField)
+        if let token { Redaction.register(secretValue: token) }
     }
 
     /// The current token.
@@ -92,6 +93,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     /// Replaces the token, for apps that refresh by hand: `pause()`, obtain a token,
     /// `setToken(_:)`, `resume()` — held requests then leave with it.
     public func setToken(_ token: String?) {
+        if let token { Redaction.register(secretValue: token) }
         lock.lock()
         currentToken = token
         lock.unlock()
@@ -144,7 +146,10 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         firstly { refreshToken(expired) }
             .tap { [self] result in
                 lock.lock()
-                if case .success(let token) = result { currentToken = token }
+                if case .success(let token) = result {
+                    currentToken = token
+                    Redaction.register(secretValue: token)
+                }
                 inFlight = nil
                 lock.unlock()
                 resolver.resolve(result.map { _ in () })
