@@ -7,7 +7,7 @@
 #           FuzzClient    one response served by a stubbed NetworkClient through the whole
 #                         pipeline; every request must settle within 10 s (~250 inputs/s)
 #           FuzzRequest   hostile caller values (path, query items, form fields) through
-#                         makeURLRequest (fast: ~3000 inputs/s)
+#                         makeURLRequest (fast: ~1500 inputs/s)
 #
 #   scripts/fuzz.sh                               # every target, 60 s each
 #   FUZZ_SECONDS=600 FUZZ_TARGET=FuzzResponse scripts/fuzz.sh
