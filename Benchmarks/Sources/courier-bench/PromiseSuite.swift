@@ -159,7 +159,10 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 }
 
 /// Workload names accepted by `courier-bench profile`.
-let profileWorkloadNames = ["a1-courier", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier"]
+let profileWorkloadNames = [
+    "a1-courier", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
+    "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked",
+]
 
 /// Builds one workload for `courier-bench profile`. The NIO group lives until the process exits.
 func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
@@ -177,6 +180,17 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
         return DispatchWorkloads.pingPong(
             count: options.roundTrips, fulfilQueue: serial, handlerQueue: DispatchQueue(label: "courier-bench.other"))
     case "a3-courier": return CourierWorkloads.whenFulfilled(count: options.steps)
+    // Request workloads of `requests`/`traffic` (in-memory transport, no network): per request.
+    case "r3-courier":
+        return InMemoryWorkloads.promiseBurst(
+            "Courier POST", client: InMemoryWorkloads.makeClient(), endpoint: PostUser(), count: options.steps)
+    case "r3-courier-get":
+        return InMemoryWorkloads.promiseBurst(
+            "Courier GET", client: InMemoryWorkloads.makeClient(), endpoint: GetUser(), count: options.steps)
+    case "r3-floor": return InMemoryWorkloads.floor("floor", count: options.steps)
+    case "t2-unchecked":
+        return InMemoryWorkloads.promiseBurst(
+            "unchecked", client: InMemoryWorkloads.makeClient(), endpoint: GetUserUnchecked(), count: options.steps)
     default: return nil
     }
 }

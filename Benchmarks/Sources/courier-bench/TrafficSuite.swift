@@ -29,8 +29,10 @@ func runTrafficSuite(_ options: RequestOptions) -> [Row] {
               unit: " /s", spread: rateSpread, format: "%.0f"),
         .info("T1", "drain after resume(): time until all \(count) settled", value: median(\.drainSeconds) * 1000,
               unit: " ms", format: "%.0f"),
-        .info("T1", "heap still in use per request after the drain, promises released",
+        .info("T1", "heap still in use per request after the drain, promises released, client alive",
               value: bytes(median(\.retainedBytes)), unit: " B", format: "%.1f"),
+        .info("T1", "heap still in use per request once the client is released too",
+              value: bytes(median(\.retainedAfterClientBytes)), unit: " B", format: "%.1f"),
     ]
 
     // T2: the same unpaused request with and without the pause check, plus an identical copy of

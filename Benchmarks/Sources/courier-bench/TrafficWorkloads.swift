@@ -16,8 +16,11 @@ struct BacklogFigures {
     var enqueueNanoseconds: Double
     /// Seconds from `resume()` until the last request's handler has run.
     var drainSeconds: Double
-    /// Heap bytes per request still in use after the drain, once every promise is released.
+    /// Heap bytes per request still in use after the drain, once every promise is released,
+    /// while the client is still alive.
     var retainedBytes: Double
+    /// The same once the client too has been released.
+    var retainedAfterClientBytes: Double
 
     /// Requests settled per second after `resume()`.
     func drainRate(_ count: Int) -> Double { Double(count) / drainSeconds }
@@ -34,6 +37,29 @@ enum TrafficWorkloads {
     /// one handler to each, resumes, and times the drain until every handler has run.
     /// Nothing else may run meanwhile: the heap counters are process-wide.
     static func pausedBacklog(count: Int) -> BacklogFigures {
+        var figures = BacklogFigures(
+            heldBytes: 0, heldAllocations: 0, handlerBytes: 0, enqueueNanoseconds: 0, drainSeconds: 0,
+            retainedBytes: 0, retainedAfterClientBytes: 0)
+        let baseline = mc_heap_in_use()
+        backlog(count: count, into: &figures)
+        figures.retainedAfterClientBytes = Double(settledHeap(above: baseline)) / Double(count)
+        return figures
+    }
+
+    /// The heap in use above `baseline`, once it stops shrinking (the last releases of promises
+    /// may still be finishing on other threads): at most 100 checks 1 ms apart.
+    private static func settledHeap(above baseline: Int64) -> Int64 {
+        var retained = mc_heap_in_use() - baseline
+        for _ in 0..<100 {
+            usleep(1_000)
+            let now = mc_heap_in_use() - baseline
+            if now >= retained { return now }
+            retained = now
+        }
+        return retained
+    }
+
+    private static func backlog(count: Int, into figures: inout BacklogFigures) {
         let client = makeStubClient()
         // One unpaused request first, so that lazily made globals (queues, decoders, metadata)
         // are not charged to the held requests.
@@ -82,22 +108,13 @@ enum TrafficWorkloads {
 
         promises = []
         handlers = []
-        // Handlers have all run, but the promises' last releases may still be finishing on
-        // other threads; a barrier on the default queue is not available, so wait briefly for
-        // the heap to settle (bounded: at most 100 checks).
-        var retained = mc_heap_in_use() - baseline
-        for _ in 0..<100 where retained > Int64(count) * 8 {
-            usleep(1_000)
-            retained = mc_heap_in_use() - baseline
-        }
+        let retained = settledHeap(above: baseline)
         withExtendedLifetime(client) {}
-        return BacklogFigures(
-            heldBytes: held.heapBytes,
-            heldAllocations: held.allocations,
-            handlerBytes: handler.heapBytes,
-            enqueueNanoseconds: Double(enqueue.wall) / Double(count),
-            drainSeconds: Double(drain.wall) / 1e9,
-            retainedBytes: Double(retained) / Double(count)
-        )
+        figures.heldBytes = held.heapBytes
+        figures.heldAllocations = held.allocations
+        figures.handlerBytes = handler.heapBytes
+        figures.enqueueNanoseconds = Double(enqueue.wall) / Double(count)
+        figures.drainSeconds = Double(drain.wall) / 1e9
+        figures.retainedBytes = Double(retained) / Double(count)
     }
 }

@@ -20,7 +20,8 @@ let usage = """
       gate       the same, exit status 1 when any target row fails
       requests   request benchmarks R1–R3: loopback server, URLSession, AsyncHTTPClient, in-memory
       traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
-      profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw, a3-courier)
+      profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw,
+                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked)
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
