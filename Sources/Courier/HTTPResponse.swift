@@ -101,3 +101,13 @@ extension HTTPResponse {
         508: "Loop Detected", 511: "Network Authentication Required",
     ]
 }
+
+extension HTTPResponse: CustomReflectable {
+    /// What `dump()` and debuggers show: credential headers (`Set-Cookie`, …) are redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "statusCode": statusCode, "headers": Redaction.redact(headers), "body": "\(body.count) bytes",
+            "url": url.map(Redaction.redact) as Any,
+        ], displayStyle: .struct)
+    }
+}

@@ -190,3 +190,11 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
+
+extension TokenAuthenticator: CustomReflectable {
+    /// What `dump()` and debuggers show: the header and scheme, never the token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["headerField": headerField, "scheme": scheme as Any, "token": Redaction.placeholder],
+               displayStyle: .class)
+    }
+}

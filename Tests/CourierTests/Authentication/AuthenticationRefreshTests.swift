@@ -187,6 +187,11 @@ final class AuthenticationRefreshTests: XCTestCase {
         XCTAssertEqual(recorder.requests.map { $0.value(forHTTPHeaderField: "x-auth-token") }, ["abc123", nil])
         XCTAssertEqual(auth.credentialIdentifier(of: recorder.requests[0]), "abc123")
         XCTAssertFalse(String(describing: auth).contains("abc123"), "the description leaks the token")
+        var dumped = ""
+        dump(auth, to: &dumped)
+        dump(HTTPResponse(statusCode: 200, headers: ["Set-Cookie": "session=abc123"]), to: &dumped)
+        XCTAssertFalse(dumped.contains("abc123"), "dump() leaks a credential: \(dumped)")
+        XCTAssertTrue(dumped.contains("x-auth-token"))
     }
 
     func test_givenAPausedClient_whenAnUnauthenticatedRequestIsIssued_thenItBypassesThePause() {
