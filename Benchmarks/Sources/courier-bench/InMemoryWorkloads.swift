@@ -59,6 +59,22 @@ enum InMemoryWorkloads {
         }
     }
 
+    /// `count` requests one at a time (each starts after the previous handler ran), promise style:
+    /// the latency of the client's thread hand-offs, with no network to hide them.
+    static func promiseSequential(_ name: String, client: NetworkClient, count: Int) -> Workload {
+        Workload(name: name, units: count) {
+            drive(count: count, inFlight: 1) { done in
+                _ = client.request(GetUser()).tap { result in
+                    switch result {
+                    case .success(let user): BenchPayload.verify(user)
+                    case .failure(let error): requestFailed(name, error)
+                    }
+                    done()
+                }
+            }
+        }
+    }
+
     /// The same burst in completion-handler style (one more hop, onto the callback queue).
     static func completionBurst(_ name: String, client: NetworkClient, count: Int) -> Workload {
         Workload(name: name, units: count) {

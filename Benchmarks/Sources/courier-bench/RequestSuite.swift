@@ -79,6 +79,7 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
         InMemoryWorkloads.floor("floor", count: count),
         InMemoryWorkloads.completionBurst("Courier POST, completion", client: client, count: count),
         InMemoryWorkloads.promiseBurst("Courier GET", client: client, endpoint: GetUser(), count: count),
+        InMemoryWorkloads.promiseSequential("Courier GET, one at a time", client: client, count: count / 5),
     ]
     let r3 = compare("R3", warmUp: warm, repetitions: reps, inMemory)
     rows += inMemoryRows(r3)
@@ -124,6 +125,7 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
     let floor = r3.samples(named: "floor")
     let completion = r3.samples(named: "Courier POST, completion")
     let get = r3.samples(named: "Courier GET")
+    let oneByOne = r3.samples(named: "Courier GET, one at a time")
     return [
         .info("R3", "Courier POST (in-memory transport), promise style, per request", value: post.median,
               unit: " ns", spread: post.spread, cpu: post.cpuMedian, format: "%.0f"),
@@ -139,6 +141,8 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
               spread: completion.spread, cpu: completion.cpuMedian, format: "%.0f"),
         .info("R3", "Courier GET (no body), promise style", value: get.median, unit: " ns",
               spread: get.spread, cpu: get.cpuMedian, format: "%.0f"),
+        .info("R3", "Courier GET one at a time (latency: thread hand-offs, no network)", value: oneByOne.median,
+              unit: " ns", spread: oneByOne.spread, cpu: oneByOne.cpuMedian, format: "%.0f"),
     ]
 }
 
