@@ -37,7 +37,10 @@ final class LoopbackServer {
     let port: Int
 
     /// Binds 127.0.0.1 on a free port.
-    init(threads: Int = 1) throws {
+    ///
+    /// - Parameter onSilentRequest: Called (on the server's loop) when a request for `/silent`
+    ///   has arrived; that request is never answered.
+    init(threads: Int = 1, onSilentRequest: @escaping @Sendable () -> Void = {}) throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -46,7 +49,7 @@ final class LoopbackServer {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(FixedResponseHandler())
+                    try channel.pipeline.syncOperations.addHandler(FixedResponseHandler(onSilentRequest: onSilentRequest))
                 }
             }
         do {
@@ -70,13 +73,27 @@ final class LoopbackServer {
     }
 }
 
-/// Answers each request, once its end has arrived, with the fixed JSON body.
+/// Answers each request, once its end has arrived, with the fixed JSON body. A few paths used
+/// only by `check-adapter` answer differently (the benchmarks never request them):
+/// - `/big`: a 4 096-byte body;
+/// - `/redirect`: `302 Found` to `/users/42`;
+/// - `/headers`: two `X-Multi` fields (`a`, `b`) and an empty body;
+/// - `/echo`: the request body back, with `X-Method` (the request's method) and `X-Seen`
+///   (the request's `X-Test` header);
+/// - `/silent`: no answer at all (the connection stays open until the client gives up).
 private final class FixedResponseHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let onSilentRequest: @Sendable () -> Void
     private var keepAlive = true
     private var buffer: ByteBuffer?
+    private var requestHead: HTTPRequestHead?
+    private var requestBody: ByteBuffer?
+
+    init(onSilentRequest: @escaping @Sendable () -> Void) {
+        self.onSilentRequest = onSilentRequest
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         buffer = context.channel.allocator.buffer(bytes: BenchPayload.body)
@@ -86,19 +103,60 @@ private final class FixedResponseHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             keepAlive = head.isKeepAlive
-        case .body:
-            break
+            requestHead = head
+            requestBody = nil
+        case .body(var part):
+            if requestBody == nil {
+                requestBody = part
+            } else {
+                requestBody?.writeBuffer(&part)
+            }
         case .end:
-            let body = buffer ?? context.channel.allocator.buffer(bytes: BenchPayload.body)
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "application/json")
-            headers.add(name: "Content-Length", value: String(body.readableBytes))
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
-            context.write(wrapOutboundOut(.head(head)), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            if !keepAlive { context.close(promise: nil) }
+            let uri = requestHead?.uri ?? "/"
+            if uri == "/users/42" {
+                respond(context, status: .ok, headers: [("Content-Type", "application/json")],
+                        body: buffer ?? context.channel.allocator.buffer(bytes: BenchPayload.body))
+            } else {
+                respondToProbe(context, uri: uri)
+            }
         }
+    }
+
+    private func respondToProbe(_ context: ChannelHandlerContext, uri: String) {
+        let allocator = context.channel.allocator
+        switch uri {
+        case "/big":
+            respond(context, status: .ok, headers: [], body: allocator.buffer(repeating: UInt8(ascii: "x"), count: 4_096))
+        case "/redirect":
+            respond(context, status: .found, headers: [("Location", "/users/42")], body: allocator.buffer(capacity: 0))
+        case "/headers":
+            respond(context, status: .ok, headers: [("X-Multi", "a"), ("X-Multi", "b")], body: allocator.buffer(capacity: 0))
+        case "/echo":
+            let head = requestHead
+            respond(context, status: .ok, headers: [
+                ("X-Method", head?.method.rawValue ?? ""),
+                ("X-Seen", head?.headers.first(name: "X-Test") ?? ""),
+            ], body: requestBody ?? allocator.buffer(capacity: 0))
+        case "/silent":
+            onSilentRequest()
+        default:
+            respond(context, status: .ok, headers: [("Content-Type", "application/json")],
+                    body: buffer ?? allocator.buffer(bytes: BenchPayload.body))
+        }
+    }
+
+    private func respond(
+        _ context: ChannelHandlerContext, status: HTTPResponseStatus, headers fields: [(String, String)],
+        body: ByteBuffer
+    ) {
+        var headers = HTTPHeaders()
+        for (name, value) in fields { headers.add(name: name, value: value) }
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if !keepAlive { context.close(promise: nil) }
     }
 }

@@ -15,11 +15,12 @@ import Foundation
 // check's cost on unpaused requests.
 
 let usage = """
-    usage: courier-bench <promises|gate|requests|traffic|profile> [--quick] [--repetitions N]
+    usage: courier-bench <promises|gate|requests|traffic|check-adapter|profile> [--quick] [--repetitions N]
       promises   promise micro-benchmarks A1–A4 (Docs/Performance.md)
       gate       the same, exit status 1 when any target row fails
       requests   request benchmarks R1–R3: loopback server, URLSession, AsyncHTTPClient, in-memory
       traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
+      check-adapter  checks AsyncHTTPClientTransport's documented behaviour on the loopback server
       profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw,
                  a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked)
     """
@@ -57,6 +58,8 @@ case "profile":
     let repetitions = arguments.contains("--repetitions") ? options.repetitions : 5
     for _ in 0..<repetitions { _ = workload.run() }
     print("profile \(name): \(repetitions) runs of \(workload.units) units done")
+case "check-adapter":
+    exit(runAdapterChecks() == 0 ? 0 : 1)
 case "requests", "traffic":
     var requestOptions = arguments.contains("--quick") ? RequestOptions.quick : RequestOptions()
     if arguments.contains("--repetitions") { requestOptions.repetitions = options.repetitions }
