@@ -12,6 +12,7 @@ func runTrafficSuite(_ options: RequestOptions) -> [Row] {
     for _ in 0..<options.backlogRuns {
         runs.append(TrafficWorkloads.pausedBacklog(count: count))
     }
+    let built = TrafficWorkloads.builtRequests(count: count)
     func median(_ value: (BacklogFigures) -> Double) -> Double { Statistics.median(runs.map(value)) }
     let rates = runs.map { $0.drainRate(count) }
     let rateSpread = String(format: "%.0f–%.0f /s", Statistics.quantile(rates, 0.25), Statistics.quantile(rates, 0.75))
@@ -21,6 +22,9 @@ func runTrafficSuite(_ options: RequestOptions) -> [Row] {
         .info("T1", "heap per request held while paused (\(count) held; its promise included)",
               value: bytes(median(\.heldBytes)), unit: " B", format: "%.0f"),
         .info("T1", "allocations per held request", value: supported ? median(\.heldAllocations) : .nan, unit: ""),
+        .info("T1", "of which the built `URLRequest` alone: heap", value: bytes(built.heapBytes), unit: " B", format: "%.0f"),
+        .info("T1", "of which the built `URLRequest` alone: allocations", value: supported ? built.allocations : .nan,
+              unit: ""),
         .info("T1", "heap added by one `tap` handler on each held promise", value: bytes(median(\.handlerBytes)),
               unit: " B", format: "%.0f"),
         .info("T1", "caller's time to start one request while paused", value: median(\.enqueueNanoseconds),

@@ -3,6 +3,9 @@ import Courier
 import Dispatch
 import Foundation
 import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// What one paused-backlog run measured.
 struct BacklogFigures {
@@ -28,6 +31,28 @@ struct BacklogFigures {
 
 /// Issue 5: requests held by `pause()` and released by `resume()`.
 enum TrafficWorkloads {
+    /// Heap of the `URLRequest` alone that the client builds for ``GetUser`` (with
+    /// `makeURLRequest(for:)`), `count` of them held in a reserved array: the share of a held
+    /// request that is Foundation's request object.
+    static func builtRequests(count: Int) -> MemoryFigure {
+        let client = makeStubClient()
+        var requests: [URLRequest] = []
+        requests.reserveCapacity(count)
+        _ = try? client.makeURLRequest(for: GetUser())
+        let figure = measureHeap("built URLRequest") {
+            for _ in 0..<count {
+                do {
+                    requests.append(try client.makeURLRequest(for: GetUser()))
+                } catch {
+                    requestFailed("makeURLRequest", error)
+                }
+            }
+            return count
+        }
+        withExtendedLifetime(requests) {}
+        return figure
+    }
+
     /// A stubbed client whose every request succeeds at once with ``BenchPayload/body``.
     static func makeStubClient() -> NetworkClient {
         NetworkClient.stubbing().body(json: String(decoding: BenchPayload.body, as: UTF8.self)).makeClient()
