@@ -33,6 +33,9 @@ final class RequestGate: Sendable {
         var nextTicket: UInt64 = 0
         var held: [UInt64: any GatedRequest] = [:]
         var isClosed = false
+        /// Blocks on `queue` that have not run yet (submissions and releases); while there are
+        /// none and the gate is open, a submission passes at once on the caller's thread.
+        var queuedBlocks = 0
     }
 
     init(label: String = "courier.gate") {
@@ -58,11 +61,13 @@ final class RequestGate: Sendable {
             guard state.pauseCount == 0, !state.held.isEmpty else { return [] }
             let released = state.held.sorted { $0.key < $1.key }
             state.held = [:]
+            state.queuedBlocks += 1
             return released
         }
         guard !released.isEmpty else { return }
         queue.async { [self] in
             for (ticket, request) in released { leave(ticket, request) }
+            state.withLock { $0.queuedBlocks -= 1 }
         }
     }
 
@@ -76,8 +81,26 @@ final class RequestGate: Sendable {
 
     /// Puts `request` through the gate: held while paused, otherwise sent to the queue.
     func submit(_ request: any GatedRequest, ticket: UInt64) {
-        switch admit(request, ticket: ticket) {
-        case .pass: queue.async { [self] in leave(ticket, request) }
+        enum Route { case now, queued, held, closed }
+        let route = state.withLock { state -> Route in
+            if state.pauseCount > 0 && !request.bypassesPause {
+                if state.isClosed { return .closed }
+                state.held[ticket] = request
+                return .held
+            }
+            // Fast path: nothing is waiting on the queue, so passing here keeps issue order and
+            // saves a thread hand-off per request.
+            if state.queuedBlocks == 0 { return .now }
+            state.queuedBlocks += 1
+            return .queued
+        }
+        switch route {
+        case .now: request.passGate(ticket: ticket)
+        case .queued:
+            queue.async { [self] in
+                state.withLock { $0.queuedBlocks -= 1 }
+                leave(ticket, request)
+            }
         case .held: break
         case .closed: request.gateClosed()
         }

@@ -95,8 +95,11 @@ final class RequestGateTests: XCTestCase {
         let gate = RequestGate()
         let log = Log()
         let blocker = DispatchSemaphore(value: 0)
-        gate.queue.async { blocker.wait() }  // keeps the request on the queue
-        submit(Probe("early", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.pause()
+        submit(Probe("a", log: log), to: gate)
+        gate.resume()                                   // the release of "a" waits behind the blocker
+        submit(Probe("early", log: log), to: gate)      // queued behind that release: has not left
         gate.pause()
         blocker.signal()
         drain(gate)
@@ -104,7 +107,14 @@ final class RequestGateTests: XCTestCase {
         submit(Probe("late", log: log), to: gate)
         gate.resume()
         drain(gate)
-        XCTAssertEqual(log.all, ["early passed", "late passed"])
+        XCTAssertEqual(log.all, ["a passed", "early passed", "late passed"])
+    }
+
+    func test_givenOpenGateWithNothingQueued_whenSubmitted_thenItPassesWithoutAQueueHop() {
+        let gate = RequestGate()
+        let log = Log()
+        submit(Probe("now", log: log), to: gate)
+        XCTAssertEqual(log.all, ["now passed"], "an open, idle gate passes a request on the caller's thread")
     }
 
     func test_givenRePauseBeforeReleaseRuns_whenResumedAgain_thenOrderIsKept() {
