@@ -29,41 +29,11 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let resolver: Resolver<Response>
     let state = Protected(State())
 
-    enum Phase: Sendable {
-        /// Waiting at the gate (held or on its queue).
-        case queued(ticket: UInt64)
-        /// Left the gate: credentials and plugins are being applied, `send` is being called.
-        case preparing
-        /// The transport has the request.
-        case sending(any TransportTask)
-        /// The attempt ended; its outcome is being evaluated (retry, decode).
-        case evaluating
-        /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
-        case waitingToRetry((ScheduledWork)?)
-        /// Settled: every later event is ignored.
-        case finished
-    }
-
-    /// What a deadline does once it fired.
-    enum DeadlineAction {
-        case withdraw(UInt64)
-        case cancel(any TransportTask, URLRequest?)
-    }
-
-    struct State: Sendable {
-        var phase: Phase = .evaluating
-        /// Counts attempts; events carry the attempt they belong to.
-        var attempt = 0
-        var retriesUsed = 0
-        var authenticationReplays = 0
-        /// The auth-refresh generation when the current attempt left with its credential.
-        var authenticationGeneration: UInt64 = 0
-        var deadline: ScheduledWork?
-        /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
-        var deadlinePassedWhilePreparing = false
-        /// The current attempt's request as sent (after credentials and plugins).
-        var sentRequest: URLRequest?
-    }
+    // The state types do not depend on `Response`; declared outside the generic class, their
+    // type metadata is static instead of being looked up at run time on every state change.
+    typealias Phase = RequestPhase
+    typealias DeadlineAction = RequestDeadlineAction
+    typealias State = RequestState
 
     init<E: Endpoint>(
         core: ClientCore, endpoint: E, request: URLRequest, resolver: Resolver<Response>,
@@ -271,9 +241,47 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     }
 }
 
-extension RequestExecution.Phase {
+extension RequestPhase {
     var isFinished: Bool {
         if case .finished = self { return true }
         return false
     }
+}
+
+/// Where one request is in its life; see ``RequestExecution``.
+enum RequestPhase: Sendable {
+    /// Waiting at the gate (held or on its queue).
+    case queued(ticket: UInt64)
+    /// Left the gate: credentials and plugins are being applied, `send` is being called.
+    case preparing
+    /// The transport has the request.
+    case sending(any TransportTask)
+    /// The attempt ended; its outcome is being evaluated (retry, decode).
+    case evaluating
+    /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
+    case waitingToRetry((ScheduledWork)?)
+    /// Settled: every later event is ignored.
+    case finished
+}
+
+/// What a deadline does once it fired.
+enum RequestDeadlineAction {
+    case withdraw(UInt64)
+    case cancel(any TransportTask, URLRequest?)
+}
+
+/// Everything mutable about one request; it lives inside the request's lock.
+struct RequestState: Sendable {
+    var phase: RequestPhase = .evaluating
+    /// Counts attempts; events carry the attempt they belong to.
+    var attempt = 0
+    var retriesUsed = 0
+    var authenticationReplays = 0
+    /// The auth-refresh generation when the current attempt left with its credential.
+    var authenticationGeneration: UInt64 = 0
+    var deadline: ScheduledWork?
+    /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
+    var deadlinePassedWhilePreparing = false
+    /// The current attempt's request as sent (after credentials and plugins).
+    var sentRequest: URLRequest?
 }
