@@ -55,7 +55,9 @@ final class AuthenticationRefresh: Sendable {
             {
                 return .failed(failure.error)
             }
-            if let failedCredential, let current, failedCredential != current { return .replay }
+            // The credential changed since this request left (also: it left with none, and one
+            // exists now): a replay carries the current one, no refresh needed.
+            if let current, failedCredential != current { return .replay }
             state.isRefreshing = true
             state.waiters.append(waiter)
             return .refresh

@@ -127,7 +127,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
             lock.unlock()
             return inFlight
         }
-        if let failedCredential, failedCredential != currentToken {
+        if let currentToken, failedCredential != currentToken {
             lock.unlock()
             return .value(())
         }

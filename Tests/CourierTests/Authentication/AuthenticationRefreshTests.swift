@@ -207,4 +207,26 @@ final class AuthenticationRefreshTests: XCTestCase {
         XCTAssertEqual(outcomeName(settle(held)), "ok")
         XCTAssertEqual(recorder.requests.map { $0.url?.path }, ["/token", "/me"])
     }
+    func test_givenASlow401FromARequestSentWithoutAToken_whenATokenExistsByThen_thenItIsReplayedWithoutASecondRefresh() {
+        let refreshes = SharedValue(0)
+        let auth = TokenAuthenticator(token: nil) { _ in
+            refreshes.withLock { $0 += 1 }
+            return .value("fresh-token-1")
+        }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        let client = NetworkClient.stubbing()
+            .respond { request in
+                if request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh-token-1" { return .json("{}") }
+                // The "slow" request's 401 arrives long after the first refresh finished.
+                let slow = request.url?.path == "/slow"
+                return .json(#"{"message":"no token"}"#, status: 401, delay: slow ? 0.3 : 0)
+            }
+            .makeClient(configuration: configuration)
+        let fast = client.request(StubJSONEndpoint(path: "fast"))
+        let slow = client.request(StubJSONEndpoint(path: "slow"))
+        XCTAssertEqual(outcomeName(settle(fast)), "ok")
+        XCTAssertEqual(outcomeName(settle(slow)), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1, "the slow 401 carried no token while one existed: replay, not refresh")
+    }
 }
