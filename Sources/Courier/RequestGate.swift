@@ -4,7 +4,8 @@ import Dispatch
 protocol GatedRequest: AnyObject, Sendable {
     /// `true` for requests that no pause holds (endpoints with `requiresAuthentication == false`).
     var bypassesPause: Bool { get }
-    /// Called on the gate's queue when the request leaves the gate.
+    /// Called when the request leaves the gate: on the submitting thread when the gate was open
+    /// and idle, otherwise on the gate's queue.
     func passGate(ticket: UInt64)
     /// Called when the client went away while the request was held: it will never be released.
     func gateClosed()
@@ -66,7 +67,7 @@ final class RequestGate: Sendable {
         }
         guard !released.isEmpty else { return }
         queue.async { [self] in
-            for (ticket, request) in released { leave(ticket, request) }
+            for (ticket, request) in released { route(request, ticket: ticket, onQueue: true) }
             state.withLock { $0.queuedBlocks -= 1 }
         }
     }
@@ -79,31 +80,10 @@ final class RequestGate: Sendable {
         }
     }
 
-    /// Puts `request` through the gate: held while paused, otherwise sent to the queue.
+    /// Puts `request` through the gate: held while paused; otherwise it leaves at once, or on the
+    /// queue when earlier requests are still waiting there.
     func submit(_ request: any GatedRequest, ticket: UInt64) {
-        enum Route { case now, queued, held, closed }
-        let route = state.withLock { state -> Route in
-            if state.pauseCount > 0 && !request.bypassesPause {
-                if state.isClosed { return .closed }
-                state.held[ticket] = request
-                return .held
-            }
-            // Fast path: nothing is waiting on the queue, so passing here keeps issue order and
-            // saves a thread hand-off per request.
-            if state.queuedBlocks == 0 { return .now }
-            state.queuedBlocks += 1
-            return .queued
-        }
-        switch route {
-        case .now: request.passGate(ticket: ticket)
-        case .queued:
-            queue.async { [self] in
-                state.withLock { $0.queuedBlocks -= 1 }
-                leave(ticket, request)
-            }
-        case .held: break
-        case .closed: request.gateClosed()
-        }
+        route(request, ticket: ticket, onQueue: false)
     }
 
     /// Removes a held request so that it never leaves. Does nothing if it is not held.
@@ -123,24 +103,38 @@ final class RequestGate: Sendable {
         for request in stranded { request.gateClosed() }
     }
 
-    private enum Admission { case pass, held, closed }
+    private enum Admission { case pass, queued, held, closed }
 
-    private func admit(_ request: any GatedRequest, ticket: UInt64) -> Admission {
-        guard !request.bypassesPause else { return .pass }
-        return state.withLock { state in
-            guard state.pauseCount > 0 else { return .pass }
-            if state.isClosed { return .closed }
-            state.held[ticket] = request
-            return .held
+    /// Decides, under the lock, what happens to `request` now: held while paused (unless it
+    /// bypasses pauses); otherwise it passes — at once when nothing is waiting on the queue
+    /// (which keeps issue order and saves a thread hand-off), else queued behind what waits.
+    private func admit(_ request: any GatedRequest, ticket: UInt64, onQueue: Bool) -> Admission {
+        state.withLock { state in
+            if state.pauseCount > 0 && !request.bypassesPause {
+                if state.isClosed { return .closed }
+                state.held[ticket] = request
+                return .held
+            }
+            if onQueue || state.queuedBlocks == 0 { return .pass }
+            state.queuedBlocks += 1
+            return .queued
         }
     }
 
-    /// Runs on `queue`: the last check before the request leaves.
-    private func leave(_ ticket: UInt64, _ request: any GatedRequest) {
-        switch admit(request, ticket: ticket) {
-        case .pass: request.passGate(ticket: ticket)
-        case .held: break
-        case .closed: request.gateClosed()
+    /// Acts on the admission of `request`; `onQueue` is `true` for the last check on `queue`.
+    private func route(_ request: any GatedRequest, ticket: UInt64, onQueue: Bool) {
+        switch admit(request, ticket: ticket, onQueue: onQueue) {
+        case .pass:
+            request.passGate(ticket: ticket)
+        case .queued:
+            queue.async { [self] in
+                state.withLock { $0.queuedBlocks -= 1 }
+                route(request, ticket: ticket, onQueue: true)
+            }
+        case .held:
+            break
+        case .closed:
+            request.gateClosed()
         }
     }
 }

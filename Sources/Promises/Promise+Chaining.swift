@@ -1,26 +1,6 @@
 import Dispatch
 
 extension Promise {
-    /// Runs `body` with the value and settles `child` with what it returns; rejections pass
-    /// through. Both paths hop to `queue`, so no settle ever recurses into another.
-    @inlinable
-    func _chain<U>(
-        to child: Promise<U>, on queue: DispatchQueue,
-        _ body: @escaping @Sendable (Value) throws -> Result<U, any Error>
-    ) {
-        _observe(.callback { result in
-            queue.async {
-                guard child.isPending else { return }  // cancelled meanwhile: skip the handler
-                switch result {
-                case .success(let value):
-                    do { child._resolve(try body(value)) } catch { child._resolve(.failure(error)) }
-                case .failure(let error):
-                    child._resolve(.failure(error))
-                }
-            }
-        })
-    }
-
     /// Chains an asynchronous step: when this promise fulfils, `body` runs on `queue` and the
     /// promise it returns decides the result.
     ///
@@ -82,12 +62,10 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        let child = Promise<Value>(upstream: self)
-        _chain(to: child, on: queue) { value in
+        _step(on: queue, .map { value in
             try body(value)
-            return .success(value)
-        }
-        return child
+            return value
+        })
     }
 
     /// Looks at the result, whatever it is, and passes it on unchanged (for logging).
