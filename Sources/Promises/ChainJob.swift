@@ -1,59 +1,77 @@
 import Dispatch
 
-/// One pending `map`/`done`/`then` step: the handler, its queue, the promise it settles, and
-/// (once the upstream settles) the upstream result.
+/// One pending `map`/`done`/`then` step: the handler, its queue, the promise it reads and the
+/// promise it settles.
 ///
 /// A job is its own observer and its own queue hop: the closures that capture it capture one
 /// reference and nothing else, so they need no context allocation of their own. A step then
 /// costs three allocations over its life (the child promise, this job, libdispatch's copy of
-/// the hop block) instead of four.
+/// the hop block). The job keeps no copy of the upstream result: `run` reads it from `parent`,
+/// which has settled by then, so the job's stored properties all have a fixed layout and
+/// releasing it needs no generic metadata.
 ///
-/// `@unchecked Sendable`: `input` is written once, by `receive`, before the hop is queued, and
-/// read only by `run` on `queue` after it; libdispatch orders the two. Everything else is `let`.
+/// `@unchecked Sendable`: every stored property is a constant of a `Sendable` type; the class
+/// is not declared `Sendable` only because its generic parameters are not known to be.
 @usableFromInline
-// @unchecked: `input` is written once before the hop and read after it (see above).
+// @unchecked: all stored properties are `let` constants of Sendable types (see above).
 final class ChainJob<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     @usableFromInline enum Handler: Sendable {
         case map(@Sendable (Input) throws -> Output)
         case then(@Sendable (Input) throws -> Promise<Output>)
     }
 
+    @usableFromInline let parent: Promise<Input>
     @usableFromInline let child: Promise<Output>
     @usableFromInline let queue: DispatchQueue
     @usableFromInline let handler: Handler
-    @usableFromInline var input: Result<Input, any Error>?
 
     @inlinable
-    init(child: Promise<Output>, queue: DispatchQueue, handler: Handler) {
+    init(parent: Promise<Input>, child: Promise<Output>, queue: DispatchQueue, handler: Handler) {
+        self.parent = parent
         self.child = child
         self.queue = queue
         self.handler = handler
     }
 
-    /// Called once, on the settling thread, with the upstream result: hops to `queue`.
+    /// Called once, on the settling thread, when `parent` has settled: joins the settling
+    /// thread's `StepBatch` when that batch runs on `queue`, otherwise hops to `queue`.
     @inlinable
-    func receive(_ result: Result<Input, any Error>) {
-        input = result
-        queue.async(execute: run)
+    func receive(_: Result<Input, any Error>) {
+        if !StepBatch.append(run, on: queue) {
+            queue.async(execute: runInNewBatch)
+        }
     }
 
-    /// Runs the handler on `queue` (skipped when the child was cancelled meanwhile).
     @inlinable
-    func run() {
-        guard let input, child.isPending else { return }
+    func runInNewBatch() {
+        StepBatch.run(on: queue, run)
+    }
+
+    /// Runs the handler on `queue` (skipped when the child was cancelled meanwhile), then
+    /// settles the child with the batch accepting the steps that follow on the same queue.
+    @inlinable
+    func run(in batch: UnsafeMutablePointer<StepBatch>) {
+        guard child.isPending, let input = parent.result else { return }
         switch input {
         case .failure(let error):
+            batch.pointee.isAccepting = true
             child._resolve(.failure(error))
         case .success(let value):
-            do {
-                switch handler {
-                case .map(let body): child._resolve(.success(try body(value)))
-                case .then(let body): child._adopt(try body(value))
+            switch handler {
+            case .map(let body):
+                let output = Result { try body(value) }
+                batch.pointee.isAccepting = true
+                child._resolve(output)
+            case .then(let body):
+                let inner = Result { try body(value) }
+                batch.pointee.isAccepting = true
+                switch inner {
+                case .success(let promise): child._adopt(promise)
+                case .failure(let error): child._resolve(.failure(error))
                 }
-            } catch {
-                child._resolve(.failure(error))
             }
         }
+        batch.pointee.isAccepting = false
     }
 }
 
@@ -62,7 +80,7 @@ extension Promise {
     @inlinable
     func _step<U>(on queue: DispatchQueue, _ handler: ChainJob<Value, U>.Handler) -> Promise<U> {
         let child = Promise<U>(upstream: self)
-        let job = ChainJob(child: child, queue: queue, handler: handler)
+        let job = ChainJob(parent: self, child: child, queue: queue, handler: handler)
         _observe(.callback(job.receive))
         return child
     }

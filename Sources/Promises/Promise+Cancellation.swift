@@ -38,11 +38,11 @@ extension Promise: PromiseUpstream {
     func _abort(
         with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
     ) -> (any PromiseUpstream)? {
-        let taken = state.withLock { state -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
-            guard state.result == nil else { return nil }
-            let hooks = state.cancelHooks
-            let upstream = state.upstream
-            guard let observers = state.settle(.failure(error)) else { return nil }
+        let taken = _lock.withLock { () -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
+            guard !_core.isSettled else { return nil }
+            let hooks = _core.cancelHooks
+            let upstream = _core.upstream
+            guard let observers = _settle(.failure(error)) else { return nil }
             return (observers, hooks, upstream)
         }
         guard let (observers, hooks, upstream) = taken else { return nil }
@@ -56,12 +56,12 @@ extension Promise: PromiseUpstream {
     /// Adds a producer hook; see ``Resolver/onCancel(_:)``.
     @usableFromInline
     func _addCancelHook(_ hook: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state -> Bool in
-            guard let result = state.result else {
-                state.cancelHooks.append(hook)
+        let runNow = _lock.withLock { () -> Bool in
+            guard _core.isSettled else {
+                _core.cancelHooks.append(hook)
                 return false
             }
-            if case .failure(let error) = result { return Promises.isCancellation(error) }
+            if let error = _core.error { return Promises.isCancellation(error) }
             return false
         }
         if runNow { hook() }

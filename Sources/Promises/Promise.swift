@@ -33,16 +33,34 @@ import Foundation
 /// `Promise` is `@unchecked Sendable` because its only stored property is a lock-box;
 /// every read and write of its state goes through that lock.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
-    @usableFromInline let state: Locked<PromiseState<Value>>
+    // The state is split so that nothing stored needs generic metadata to destroy (see
+    // `PromiseCore`): the lock, the fixed-layout core, and a two-word slot for the value.
+    // `@exclusivity(unchecked)`: `_core` and `_slot` are only accessed while `_lock` is held
+    // (or by `init` and `deinit`, which own the object alone), which already guarantees
+    // exclusive access; the run-time check would cost a call per access.
+    @usableFromInline let _lock = PromiseLock()
+    @usableFromInline @exclusivity(unchecked) var _core: PromiseCore<Value>
+    @usableFromInline @exclusivity(unchecked) var _slot = PromiseValueSlot()
 
     @inlinable
     init(upstream: (any PromiseUpstream)?) {
-        state = Locked(PromiseState(upstream: upstream))
+        _core = PromiseCore(upstream: upstream)
     }
 
     @inlinable
     init(settled result: Result<Value, any Error>) {
-        state = Locked(PromiseState(result: result))
+        _core = PromiseCore(upstream: nil)
+        _record(result)
+    }
+
+    deinit {
+        // Only an in-place value needs destroying by hand; `_isPOD` and the value witness
+        // come from this class's own metadata (no run-time lookup).
+        if _core.hasInlineValue && !_isPOD(Value.self) {
+            withUnsafeMutableBytes(of: &_slot) { bytes in
+                _ = bytes.baseAddress.map { $0.assumingMemoryBound(to: Value.self).deinitialize(count: 1) }
+            }
+        }
     }
 
     /// Creates a promise and hands its ``Resolver`` to `body`, which runs synchronously.
@@ -98,13 +116,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// The result, or `nil` while the promise is pending.
     @inlinable
     public var result: Result<Value, any Error>? {
-        state.withLock { $0.result }
+        _lock.withLock { _settledResult }
     }
 
     /// `true` until the promise is fulfilled or rejected.
     @inlinable
     public var isPending: Bool {
-        state.withLock { $0.result == nil }
+        _lock.withLock { !_core.isSettled }
     }
 
     /// `true` once the promise is fulfilled.
@@ -127,12 +145,52 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     // MARK: Settling (internal)
 
+    /// Stores `result` as this promise's outcome. Call with the lock held (or from `init`),
+    /// once, while pending.
+    @inlinable
+    func _record(_ result: Result<Value, any Error>) {
+        _core.isSettled = true
+        switch result {
+        case .success(let value):
+            if PromiseValueSlot.fits(Value.self) {
+                withUnsafeMutableBytes(of: &_slot) { bytes in
+                    _ = bytes.baseAddress.map { $0.initializeMemory(as: Value.self, to: value) }
+                }
+                _core.hasInlineValue = true
+            } else {
+                _core.boxedValue = PromiseValueBox(value)
+            }
+        case .failure(let error):
+            _core.error = error
+        }
+    }
+
+    /// The outcome, or `nil` while pending. Call with the lock held.
+    @inlinable
+    var _settledResult: Result<Value, any Error>? {
+        guard _core.isSettled else { return nil }
+        if let error = _core.error { return .failure(error) }
+        if _core.hasInlineValue {
+            return .success(withUnsafeBytes(of: &_slot) { $0.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: Value.self).pointee })
+        }
+        return .success(unsafeDowncast(_core.boxedValue.unsafelyUnwrapped, to: PromiseValueBox<Value>.self).value)
+    }
+
+    /// Settles a pending promise with `result` and returns its observers (see
+    /// `PromiseCore.settle()`), or `nil` when it had already settled. Call with the lock held.
+    @inlinable
+    func _settle(_ result: Result<Value, any Error>) -> PromiseObservers<Value>? {
+        guard !_core.isSettled else { return nil }
+        _record(result)
+        return _core.settle()
+    }
+
     /// Settles the promise if it is pending and notifies its observers. Returns whether it did.
     @inlinable
     @discardableResult
     func _resolve(_ result: Result<Value, any Error>) -> Bool {
-        guard let observers = state.withLock({ $0.settle(result) }) else { return false }
-        Promise._deliver(observers, of: self, result)
+        guard let observers = _lock.withLock({ _settle(result) }) else { return false }
+        if !observers.isEmpty { Promise._deliver(observers, of: self, result) }
         return true
     }
 
@@ -142,9 +200,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// behind them, to keep attachment order.
     @inlinable
     func _observe(_ observer: PromiseObserver<Value>) {
-        let settled: Result<Value, any Error>? = state.withLock { state in
-            guard let result = state.result, !state.isDelivering else {
-                state.observers.append(observer)
+        let settled: Result<Value, any Error>? = _lock.withLock {
+            guard !_core.isDelivering, let result = _settledResult else {
+                _core.observers.append(observer)
                 return nil
             }
             return result
@@ -168,7 +226,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             case .one(let observer): _notify(observer, result, &backlog)
             case .many(let list): for observer in list { _notify(observer, result, &backlog) }
             }
-            if let owner, !observers.isEmpty, let late = owner.state.withLock({ $0.takeLateObservers() }) {
+            if let owner, !observers.isEmpty, let late = owner._lock.withLock({ owner._core.takeLateObservers() }) {
                 next = (late, owner)
             } else {
                 next = backlog.popLast()
@@ -185,7 +243,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         case .callback(let body):
             body(result)
         case .pipe(let target):
-            if let more = target.state.withLock({ $0.settle(result) }) { backlog.append((more, target)) }
+            if let more = target._lock.withLock({ target._settle(result) }), !more.isEmpty {
+                backlog.append((more, target))
+            }
         case .collect(let collector, let index):
             collector.receive(result, at: index)
         }
@@ -199,9 +259,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             _resolve(.failure(PromiseError.returnedSelf))
             return
         }
-        let accepted = state.withLock { state -> Bool in
-            guard state.result == nil else { return false }
-            state.upstream = inner
+        let accepted = _lock.withLock { () -> Bool in
+            guard !_core.isSettled else { return false }
+            _core.upstream = inner
             return true
         }
         if accepted {
@@ -215,9 +275,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// promise already settled.
     @usableFromInline
     func _setUpstream(_ upstream: any PromiseUpstream) -> Bool {
-        state.withLock { state in
-            guard state.result == nil else { return false }
-            state.upstream = upstream
+        _lock.withLock {
+            guard !_core.isSettled else { return false }
+            _core.upstream = upstream
             return true
         }
     }

@@ -51,36 +51,45 @@ protocol PromiseUpstream: AnyObject, Sendable {
     ) -> (any PromiseUpstream)?
 }
 
-/// Everything mutable about one promise; it lives inside the promise's lock.
+/// Everything mutable about one promise except its value; it is read and written only while
+/// the promise's lock is held.
+///
+/// Every stored property has the same size whatever `Value` is (closures, references, an
+/// error), so the type's layout is fixed: releasing a promise destroys it without asking the
+/// runtime for generic metadata. The fulfilled value itself lives in ``PromiseValueSlot``.
 @usableFromInline
-struct PromiseState<Value: Sendable>: Sendable {
-    /// `nil` while pending; set once.
-    @usableFromInline var result: Result<Value, any Error>?
+struct PromiseCore<Value: Sendable>: Sendable {
     @usableFromInline var observers: PromiseObservers<Value> = .none
+    /// The error of a rejected promise.
+    @usableFromInline var error: (any Error)?
     /// The promise this one was derived from; `cancel()` travels there.
     @usableFromInline var upstream: (any PromiseUpstream)?
     /// Producer hooks registered with `Resolver.onCancel`.
     @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
+    /// The value of a fulfilled promise whose `Value` does not fit ``PromiseValueSlot``.
+    @usableFromInline var boxedValue: (any AnyObject & Sendable)?
+    /// `true` once settled; a settled promise never changes.
+    @usableFromInline var isSettled = false
+    /// `true` once fulfilled with a value stored inline in the promise's ``PromiseValueSlot``.
+    @usableFromInline var hasInlineValue = false
     /// `true` from the moment a promise with observers settles until the settling thread has
     /// notified all of them. Observers attached meanwhile are queued behind the others (and
     /// notified by that thread), so handlers sharing a serial queue run in attachment order.
     @usableFromInline var isDelivering = false
 
-    @inlinable init(result: Result<Value, any Error>? = nil, upstream: (any PromiseUpstream)? = nil) {
-        self.result = result
+    @inlinable init(upstream: (any PromiseUpstream)?) {
         self.upstream = upstream
     }
 
-    /// Records `result` if pending and hands back what must run outside the lock.
-    /// Everything that could keep other objects alive is dropped here, so a settled
-    /// promise holds nothing but its result.
+    /// Marks the promise settled and hands back the observers to notify outside the lock.
+    /// Everything that could keep other objects alive is dropped here, so a settled promise
+    /// holds nothing but its result.
     ///
     /// When the returned observers are not empty, the caller must notify them and then call
     /// ``takeLateObservers()`` until it returns `nil`.
     @inlinable
-    mutating func settle(_ newResult: Result<Value, any Error>) -> PromiseObservers<Value>? {
-        guard result == nil else { return nil }
-        result = newResult
+    mutating func settle() -> PromiseObservers<Value> {
+        isSettled = true
         let taken = observers
         observers = .none
         upstream = nil
@@ -101,4 +110,30 @@ struct PromiseState<Value: Sendable>: Sendable {
         observers = .none
         return taken
     }
+}
+
+/// Room for a fulfilled value inside the promise object: values of up to two words (`Int`,
+/// `String`, `Data`, arrays, class references, …) are stored here in place, larger ones in a
+/// ``PromiseValueBox``. Either way the promise needs no `Optional<Value>` stored property,
+/// whose destruction in a generic `deinit` costs a run-time metadata lookup.
+@usableFromInline
+struct PromiseValueSlot: Sendable {
+    @usableFromInline var word0: UInt = 0
+    @usableFromInline var word1: UInt = 0
+
+    @inlinable init() {}
+
+    /// Whether a `Value` fits in place (decided at compile time once specialised).
+    @inlinable
+    static func fits<Value>(_: Value.Type) -> Bool {
+        MemoryLayout<Value>.size <= MemoryLayout<PromiseValueSlot>.size
+            && MemoryLayout<Value>.alignment <= MemoryLayout<PromiseValueSlot>.alignment
+    }
+}
+
+/// Holds a fulfilled value too large for ``PromiseValueSlot``.
+@usableFromInline
+final class PromiseValueBox<Value: Sendable>: Sendable {
+    @usableFromInline let value: Value
+    @inlinable init(_ value: Value) { self.value = value }
 }

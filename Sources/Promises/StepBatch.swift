@@ -1,0 +1,87 @@
+import Dispatch
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The chain steps that one thread runs back to back on one queue.
+///
+/// When a `map`/`then`/`done` step settles its promise at the end of its run on queue `q`, the
+/// next steps of the chain that are also bound to `q` are appended here instead of being
+/// dispatched to `q` again: the thread running the batch runs them right after, in order,
+/// in a loop (no recursion, so long chains cannot overflow the stack). Each still runs on
+/// `q`, after the call that attached it returned, and after the step before it finished:
+/// only the dispatch round trip (a block allocation, a queue push and a wake-up) is saved.
+///
+/// The batch accepts steps only while the library's own code settles a step's promise, never
+/// while a user's handler runs: whatever a handler triggers itself (fulfilling a resolver,
+/// attaching to a settled promise) is dispatched as usual, so a handler that blocks waiting
+/// for such work cannot wait on its own thread.
+@usableFromInline
+struct StepBatch {
+    /// The queue every job of this batch runs on.
+    @usableFromInline let queue: DispatchQueue
+    /// Whether a step's promise is being settled by the library right now (see above).
+    @usableFromInline var isAccepting = false
+    /// Steps waiting to run, in order; `next` is the first not yet run.
+    @usableFromInline var jobs: [Job] = []
+    @usableFromInline var next = 0
+
+    /// One step to run. A closure stored straight in an array would be re-abstracted (and
+    /// boxed) on the way in; wrapped in a struct it is stored as it is.
+    @usableFromInline struct Job {
+        @usableFromInline let run: @Sendable (UnsafeMutablePointer<StepBatch>) -> Void
+    }
+
+    @usableFromInline init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// The thread-local key under which a running batch is found.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Appends `job` to the current thread's batch if that batch accepts steps for `queue`;
+    /// returns `false` (and does nothing) otherwise.
+    @usableFromInline
+    static func append(
+        _ job: @escaping @Sendable (UnsafeMutablePointer<StepBatch>) -> Void, on queue: DispatchQueue
+    ) -> Bool {
+        guard let raw = pthread_getspecific(key) else { return false }
+        let batch = raw.assumingMemoryBound(to: StepBatch.self)
+        guard batch.pointee.isAccepting, batch.pointee.queue === queue else { return false }
+        batch.pointee.jobs.append(Job(run: job))
+        return true
+    }
+
+    /// Runs `first` and then every job appended meanwhile, on the current thread, which must
+    /// be running a block of `queue`.
+    @usableFromInline
+    static func run(on queue: DispatchQueue, _ first: (UnsafeMutablePointer<StepBatch>) -> Void) {
+        let outer = pthread_getspecific(key)
+        var batch = StepBatch(queue: queue)
+        withUnsafeMutablePointer(to: &batch) { pointer in
+            pthread_setspecific(key, pointer)
+            first(pointer)
+            while pointer.pointee.next < pointer.pointee.jobs.count {
+                let job = pointer.pointee.jobs[pointer.pointee.next]
+                pointer.pointee.next += 1
+                if pointer.pointee.next == pointer.pointee.jobs.count {
+                    // Everything taken: drop the references now (a chain appends one job per
+                    // job, so the list never grows past one) and keep the storage.
+                    pointer.pointee.jobs.removeAll(keepingCapacity: true)
+                    pointer.pointee.next = 0
+                }
+                job.run(pointer)
+            }
+            pthread_setspecific(key, outer)
+        }
+    }
+}
