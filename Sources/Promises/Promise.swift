@@ -39,17 +39,16 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     // (or by `init` and `deinit`, which own the object alone), which already guarantees
     // exclusive access; the run-time check would cost a call per access.
     @usableFromInline let _lock = PromiseLock()
-    @usableFromInline @exclusivity(unchecked) var _core: PromiseCore<Value>
+    @usableFromInline @exclusivity(unchecked) var _core = PromiseCore<Value>()
     @usableFromInline @exclusivity(unchecked) var _slot = PromiseValueSlot()
 
     @inlinable
     init(upstream: (any PromiseUpstream)?) {
-        _core = PromiseCore(upstream: upstream)
+        if let upstream { _core.upstream = upstream }
     }
 
     @inlinable
     init(settled result: Result<Value, any Error>) {
-        _core = PromiseCore(upstream: nil)
         _record(result)
     }
 
@@ -216,35 +215,57 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// single late observer): observers attached to it meanwhile are notified here too.
     @inlinable
     static func _deliver(
-        _ first: PromiseObservers<Value>, of owner: Promise<Value>?, _ result: Result<Value, any Error>
+        _ first: consuming PromiseObservers<Value>, of owner: Promise<Value>?, _ result: Result<Value, any Error>
     ) {
-        var next: (observers: PromiseObservers<Value>, owner: Promise<Value>?)? = (first, owner)
-        var backlog: [(observers: PromiseObservers<Value>, owner: Promise<Value>?)] = []
-        while let (observers, owner) = next {
-            switch observers {
-            case .none: break
-            case .one(let observer): _notify(observer, result, &backlog)
-            case .many(let list): for observer in list { _notify(observer, result, &backlog) }
+        var observers = first
+        var owner = owner
+        var backlog: [Pending] = []
+        while true {
+            let notified: Bool
+            switch consume observers {
+            case .none:
+                notified = false
+            case .one(let observer):
+                notified = true
+                _notify(observer, result, &backlog)
+            case .many(let list):
+                notified = true
+                for observer in list { _notify(observer, result, &backlog) }
             }
-            if let owner, !observers.isEmpty, let late = owner._lock.withLock({ owner._core.takeLateObservers() }) {
-                next = (late, owner)
+            if notified, let current = owner, let late = current._lock.withLock({ current._core.takeLateObservers() }) {
+                observers = late
+            } else if let pending = backlog.popLast() {
+                observers = pending.observers
+                owner = pending.owner
             } else {
-                next = backlog.popLast()
+                return
             }
+        }
+    }
+
+    /// Observers of a piped promise, waiting in `_deliver`'s backlog.
+    @usableFromInline
+    struct Pending {
+        @usableFromInline let observers: PromiseObservers<Value>
+        @usableFromInline let owner: Promise<Value>
+
+        @inlinable init(_ observers: PromiseObservers<Value>, _ owner: Promise<Value>) {
+            self.observers = observers
+            self.owner = owner
         }
     }
 
     @inlinable
     static func _notify(
-        _ observer: PromiseObserver<Value>, _ result: Result<Value, any Error>,
-        _ backlog: inout [(observers: PromiseObservers<Value>, owner: Promise<Value>?)]
+        _ observer: borrowing PromiseObserver<Value>, _ result: Result<Value, any Error>,
+        _ backlog: inout [Pending]
     ) {
         switch observer {
         case .callback(let body):
             body(result)
         case .pipe(let target):
             if let more = target._lock.withLock({ target._settle(result) }), !more.isEmpty {
-                backlog.append((more, target))
+                backlog.append(Pending(more, target))
             }
         case .collect(let collector, let index):
             collector.receive(result, at: index)

@@ -77,9 +77,7 @@ struct PromiseCore<Value: Sendable>: Sendable {
     /// notified by that thread), so handlers sharing a serial queue run in attachment order.
     @usableFromInline var isDelivering = false
 
-    @inlinable init(upstream: (any PromiseUpstream)?) {
-        self.upstream = upstream
-    }
+    @inlinable init() {}
 
     /// Marks the promise settled and hands back the observers to notify outside the lock.
     /// Everything that could keep other objects alive is dropped here, so a settled promise
@@ -90,8 +88,8 @@ struct PromiseCore<Value: Sendable>: Sendable {
     @inlinable
     mutating func settle() -> PromiseObservers<Value> {
         isSettled = true
-        let taken = observers
-        observers = .none
+        var taken = PromiseObservers<Value>.none
+        swap(&taken, &observers)
         upstream = nil
         if !cancelHooks.isEmpty { cancelHooks = [] }
         isDelivering = !taken.isEmpty
@@ -106,8 +104,8 @@ struct PromiseCore<Value: Sendable>: Sendable {
             isDelivering = false
             return nil
         }
-        let taken = observers
-        observers = .none
+        var taken = PromiseObservers<Value>.none
+        swap(&taken, &observers)
         return taken
     }
 }

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import Promises
+import XCTest
+
+/// Steps of one chain bound to one queue run back to back on that queue (no dispatch between
+/// them), but never inside a user's handler and never ahead of the step before them.
+final class StepBatchTests: XCTestCase {
+    func test_givenChainOnOneSerialQueue_whenSettled_thenEveryStepRunsOnThatQueueInOrder() {
+        let queue = makeSerialQueue("batch")
+        let order = Box<[Int]>([])
+        let (head, seal) = Promise<Int>.pending()
+        var tail = head
+        for step in 1...200 {
+            tail = tail.map(on: queue) { value in
+                XCTAssertEqual(currentQueueName(), "batch")
+                order.mutate { $0.append(step) }
+                return value + 1
+            }
+        }
+        seal.fulfill(0)
+        XCTAssertEqual(try tail.wait(), 200)
+        XCTAssertEqual(order.get(), Array(1...200))
+    }
+
+    func test_givenHandlerOnConcurrentQueue_whenItBlocksOnWorkItTriggeredOnThatQueue_thenNoDeadlock() {
+        // The handler fulfils a promise whose handler is bound to the same (concurrent) queue and
+        // waits for that handler. A batch that took the second handler onto the first one's
+        // thread would wait forever; it must be dispatched as usual instead.
+        let queue = DispatchQueue(label: "PromisesTests.concurrent", attributes: .concurrent)
+        let finished = expectation(description: "outer handler finished")
+        let (start, startSeal) = Promise<Void>.pending()
+        _ = start.done(on: queue) {
+            let (inner, innerSeal) = Promise<Int>.pending()
+            let ran = DispatchSemaphore(value: 0)
+            _ = inner.done(on: queue) { _ in ran.signal() }
+            innerSeal.fulfill(1)
+            XCTAssertEqual(ran.wait(timeout: .now() + testTimeout), .success, "inner handler never ran")
+            finished.fulfill()
+        }
+        startSeal.fulfill()
+        wait(for: [finished], timeout: testTimeout)
+    }
+
+    func test_givenHandlerThatSettlesAnotherPromise_whenItsHandlerSharesTheQueue_thenItRunsAfterTheSettlingHandlerReturned() {
+        let queue = makeSerialQueue("batch-order")
+        let events = Box<[String]>([])
+        let (other, otherSeal) = Promise<Int>.pending()
+        let otherDone = other.done(on: queue) { _ in events.mutate { $0.append("other handler") } }
+        let chain = Promise.value(1).map(on: queue) { value -> Int in
+            otherSeal.fulfill(value)
+            events.mutate { $0.append("settling handler returns") }
+            return value
+        }
+        XCTAssertEqual(try chain.wait(), 1)
+        XCTAssertNoThrow(try otherDone.wait())
+        XCTAssertEqual(events.get(), ["settling handler returns", "other handler"])
+    }
+
+    func test_givenTwoChainsOnDifferentQueues_whenInterleaved_thenEachStepRunsOnItsOwnQueue() {
+        let first = makeSerialQueue("batch-a")
+        let second = makeSerialQueue("batch-b")
+        let (head, seal) = Promise<Int>.pending()
+        var tail = head
+        for step in 0..<100 {
+            let queue = step.isMultiple(of: 2) ? first : second
+            let name = step.isMultiple(of: 2) ? "batch-a" : "batch-b"
+            tail = tail.map(on: queue) { value in
+                XCTAssertEqual(currentQueueName(), name)
+                return value + 1
+            }
+        }
+        seal.fulfill(0)
+        XCTAssertEqual(try tail.wait(), 100)
+    }
+
+    func test_givenCancelledStepInsideABatch_thenItsHandlerAndTheRestAreSkipped() {
+        let queue = makeSerialQueue("batch-cancel")
+        let ran = Box<[Int]>([])
+        let (head, seal) = Promise<Int>.pending()
+        let first = head.map(on: queue) { value -> Int in
+            ran.mutate { $0.append(1) }
+            return value
+        }
+        let second = first.map(on: queue) { value -> Int in
+            ran.mutate { $0.append(2) }
+            return value
+        }
+        let third = second.map(on: queue) { value -> Int in
+            ran.mutate { $0.append(3) }
+            return value
+        }
+        queue.sync {
+            seal.fulfill(0)
+            second.cancel()  // cancels `first` and the head too (upstream), but the head settled
+        }
+        XCTAssertThrowsError(try third.wait()) { XCTAssertTrue(isCancellation($0)) }
+        XCTAssertEqual(ran.get(), [])
+    }
+}
+
+/// The value slot: values that fit in the promise are stored in place, larger ones boxed;
+/// either way they are read back intact and freed with the promise.
+final class PromiseValueStorageTests: XCTestCase {
+    struct Large: Equatable, Sendable {
+        var a = 1, b = 2, c = 3, d = 4
+        var name = "large"
+    }
+
+    func test_givenValuesOfEverySize_whenFulfilled_thenTheyReadBackIntact() throws {
+        XCTAssertEqual(try Promise.value(42).wait(), 42)
+        XCTAssertEqual(try Promise.value("a string longer than fifteen bytes").wait(), "a string longer than fifteen bytes")
+        XCTAssertEqual(try Promise.value([1, 2, 3]).wait(), [1, 2, 3])
+        XCTAssertEqual(try Promise.value(Large()).wait(), Large())
+        XCTAssertEqual(try Promise.value(Optional<Int>.none).wait(), nil)
+        try Promise.value(()).wait()
+        let mapped = Promise.value(Large()).map(on: .promises) { $0.name + "!" }
+        XCTAssertEqual(try mapped.wait(), "large!")
+    }
+
+    func test_givenNonTrivialValueInPlaceOrBoxed_whenThePromiseIsReleased_thenTheValueIsFreed() {
+        struct Holder: Sendable {
+            let canary: Canary
+            let padding = (0, 0, 0)  // too large for the in-place slot
+        }
+        let freed = Counter()
+        do {
+            let small = Promise.value(Canary { freed.increment() })
+            let large = Promise.value(Holder(canary: Canary { freed.increment() }))
+            XCTAssertNotNil(small.result)
+            XCTAssertNotNil(large.result)
+            XCTAssertEqual(freed.value, 0)
+        }
+        XCTAssertEqual(freed.value, 2)
+    }
+}
