@@ -86,17 +86,30 @@ enum MemoryWorkloads {
     }
 
     /// A4: the whole life of a `map` step (attach, settle, hop, run, free), over an A1 chain.
+    /// The chain's own fixed cost (its head, resolver, the final wait) is cancelled out by
+    /// measuring chains of `steps` and `2 * steps` and dividing the difference by `steps`.
     static func mapChainLife(steps: Int, queue: DispatchQueue) -> MemoryFigure {
-        measureHeap("whole life of one `map` step in an A1 chain (attach, settle, hop, run)") {
-            let (head, seal) = Promise<Int>.pending()
-            var tail = head
-            for _ in 0..<steps { tail = tail.map(on: queue) { $0 &+ 1 } }
-            seal.fulfill(0)
-            let answer = (try? tail.wait()) ?? -1
-            check(answer == steps, "allocation chain produced \(answer)")
-            queue.sync {}
-            return steps
+        func chain(_ length: Int) -> MemoryFigure {
+            measureHeap("whole life of one `map` step in an A1 chain (attach, settle, hop, run)") {
+                let (head, seal) = Promise<Int>.pending()
+                var tail = head
+                for _ in 0..<length { tail = tail.map(on: queue) { $0 &+ 1 } }
+                seal.fulfill(0)
+                let answer = (try? tail.wait()) ?? -1
+                check(answer == length, "allocation chain produced \(answer)")
+                queue.sync {}
+                return 1
+            }
         }
+        let short = chain(steps)
+        let long = chain(2 * steps)
+        let count = Double(steps)
+        return MemoryFigure(
+            label: short.label,
+            heapBytes: (long.heapBytes - short.heapBytes) / count,
+            allocations: (long.allocations - short.allocations) / count,
+            frees: (long.frees - short.frees) / count
+        )
     }
 
     /// Reference: the whole life of one raw `q.async` hop of the A1 reference.
