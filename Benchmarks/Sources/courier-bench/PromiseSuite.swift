@@ -160,7 +160,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 
 /// Workload names accepted by `courier-bench profile`.
 let profileWorkloadNames = [
-    "a1-courier", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
+    "a1-courier", "a1-attach", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
     "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked",
 ]
 
@@ -169,6 +169,7 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
     let serial = DispatchQueue(label: "courier-bench.profile")
     switch name {
     case "a1-courier": return CourierWorkloads.mapChain(steps: options.steps, queue: serial)
+    case "a1-attach": return CourierWorkloads.mapChainAttachOnly(steps: options.steps, queue: serial)
     case "a1-raw": return DispatchWorkloads.hopChain(steps: options.steps, queue: serial)
     case "a1-nio":
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
