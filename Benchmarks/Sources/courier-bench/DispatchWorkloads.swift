@@ -44,6 +44,26 @@ enum DispatchWorkloads {
         }
     }
 
+    /// A1 second reference, the other reading of "raw `q.async` ×N": the benchmark thread calls
+    /// `queue.async` `steps` times (each block adds one) and waits for the last block. Unlike the
+    /// hop chain, every block crosses from the caller's thread to the queue's.
+    static func asyncTimesN(steps: Int, queue: DispatchQueue) -> Workload {
+        Workload(name: "raw q.async xN", units: steps) {
+            let chain = HopChain(steps: steps, queue: queue)
+            let nanoseconds = timed {
+                for _ in 0..<steps {
+                    queue.async {
+                        chain.value &+= 1
+                        if chain.value == steps { chain.finished.signal() }
+                    }
+                }
+                chain.finished.wait()
+            }
+            check(chain.value == steps, "raw q.async xN produced \(chain.value), expected \(steps)")
+            return nanoseconds
+        }
+    }
+
     /// A2 reference: per round trip, `fulfilQueue.async { handlerQueue.async { work; signal } }`
     /// and the benchmark thread blocks until the signal.
     static func roundTrip(count: Int, fulfilQueue: DispatchQueue, handlerQueue: DispatchQueue) -> Workload {

@@ -40,6 +40,7 @@ func runPromiseSuite(_ options: SuiteOptions) -> [Row] {
         NIOWorkloads.mapChain(steps: options.steps, loop: loop),
         CourierWorkloads.mapChainOnSettledHead(steps: options.steps, queue: serial),
         CourierWorkloads.mapChainAttachOnly(steps: options.steps, queue: serial),
+        DispatchWorkloads.asyncTimesN(steps: options.steps, queue: serial),
     ])
     rows += a1Rows(a1)
 
@@ -70,6 +71,7 @@ private func a1Rows(_ a1: ComparisonResult) -> [Row] {
     let nio = sample(a1, "NIO map")
     let settled = sample(a1, "Courier map, settled head")
     let attach = sample(a1, "Courier map (attach only)")
+    let rawTimesN = sample(a1, "raw q.async xN")
     return [
         .info("A1", "Courier `map` step, pending head, private serial queue", value: courier.median,
               unit: " ns", spread: courier.spread, cpu: courier.cpuMedian, format: "%.0f"),
@@ -85,6 +87,11 @@ private func a1Rows(_ a1: ComparisonResult) -> [Row] {
               spread: attach.spread, cpu: attach.cpuMedian, format: "%.0f"),
         .info("A1", "Courier `map` step, already-fulfilled head", value: settled.median, unit: " ns",
               spread: settled.spread, cpu: settled.cpuMedian, format: "%.0f"),
+        .info("A1", "raw `q.async` x N from the caller's thread (second reading of the reference)",
+              value: rawTimesN.median, unit: " ns", spread: rawTimesN.spread, cpu: rawTimesN.cpuMedian, format: "%.0f"),
+        .limited("A1", "second reading: Courier settled head / raw q.async x N",
+                 value: a1.pairedRatio(settled.name, rawTimesN.name), unit: "x",
+                 cpu: a1.pairedRatio(settled.name, rawTimesN.name, cpu: true), limit: 2.0),
     ]
 }
 
@@ -160,7 +167,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 
 /// Workload names accepted by `courier-bench profile`.
 let profileWorkloadNames = [
-    "a1-courier", "a1-attach", "a1-raw", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
+    "a1-courier", "a1-attach", "a1-settled", "a1-raw", "a1-raw-n", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
     "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked",
 ]
 
@@ -171,6 +178,8 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
     case "a1-courier": return CourierWorkloads.mapChain(steps: options.steps, queue: serial)
     case "a1-attach": return CourierWorkloads.mapChainAttachOnly(steps: options.steps, queue: serial)
     case "a1-raw": return DispatchWorkloads.hopChain(steps: options.steps, queue: serial)
+    case "a1-raw-n": return DispatchWorkloads.asyncTimesN(steps: options.steps, queue: serial)
+    case "a1-settled": return CourierWorkloads.mapChainOnSettledHead(steps: options.steps, queue: serial)
     case "a1-nio":
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         return NIOWorkloads.mapChain(steps: options.steps, loop: group.next())
