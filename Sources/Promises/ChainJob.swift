@@ -48,30 +48,23 @@ final class ChainJob<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     }
 
     /// Runs the handler on `queue` (skipped when the child was cancelled meanwhile), then
-    /// settles the child with the batch accepting the steps that follow on the same queue.
+    /// settles the child; when the child's only observer is the next step on the same queue,
+    /// that step joins `batch` (see `StepBatch`).
     @inlinable
     func run(in batch: UnsafeMutablePointer<StepBatch>) {
         guard child.isPending, let input = parent.result else { return }
         switch input {
         case .failure(let error):
-            batch.pointee.isAccepting = true
-            child._resolve(.failure(error))
+            child._resolve(.failure(error), fromStepIn: batch)
         case .success(let value):
             switch handler {
             case .map(let body):
-                let output = Result { try body(value) }
-                batch.pointee.isAccepting = true
-                child._resolve(output)
+                child._resolve(Result { try body(value) }, fromStepIn: batch)
             case .then(let body):
-                let inner = Result { try body(value) }
-                batch.pointee.isAccepting = true
-                switch inner {
-                case .success(let promise): child._adopt(promise)
-                case .failure(let error): child._resolve(.failure(error))
-                }
+                // The adopted promise settles the child later, maybe on another thread: no batch.
+                do { child._adopt(try body(value)) } catch { child._resolve(.failure(error)) }
             }
         }
-        batch.pointee.isAccepting = false
     }
 }
 
@@ -81,7 +74,7 @@ extension Promise {
     func _step<U>(on queue: DispatchQueue, _ handler: ChainJob<Value, U>.Handler) -> Promise<U> {
         let child = Promise<U>(upstream: self)
         let job = ChainJob(parent: self, child: child, queue: queue, handler: handler)
-        _observe(.callback(job.receive))
+        _observe(.callback(job.receive), isStep: true)
         return child
     }
 }

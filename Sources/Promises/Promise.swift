@@ -197,16 +197,35 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// notified right away (callbacks then hop to their queue, so user code still runs later),
     /// unless the settling thread is still notifying earlier observers: then it is queued
     /// behind them, to keep attachment order.
+    ///
+    /// `isStep` marks the observer of a `map`/`done`/`get` step (see `StepBatch`).
     @inlinable
-    func _observe(_ observer: PromiseObserver<Value>) {
+    func _observe(_ observer: PromiseObserver<Value>, isStep: Bool = false) {
         let settled: Result<Value, any Error>? = _lock.withLock {
             guard !_core.isDelivering, let result = _settledResult else {
+                _core.soleObserverIsStep = isStep && _core.observers.isEmpty
                 _core.observers.append(observer)
                 return nil
             }
             return result
         }
         if let settled { Promise._deliver(.one(observer), of: nil, settled) }
+    }
+
+    /// Settles the promise from the end of a chain step running in `batch`: when the promise's
+    /// only observer is the next step, that step may join the batch (see `StepBatch`); any
+    /// other observer is notified as usual.
+    @inlinable
+    func _resolve(_ result: Result<Value, any Error>, fromStepIn batch: UnsafeMutablePointer<StepBatch>) {
+        let settled = _lock.withLock { () -> (observers: PromiseObservers<Value>, soleStep: Bool)? in
+            let soleStep = _core.soleObserverIsStep
+            guard let observers = _settle(result) else { return nil }
+            return (observers, soleStep)
+        }
+        guard let settled, !settled.observers.isEmpty else { return }
+        if settled.soleStep, case .one = settled.observers { batch.pointee.isAccepting = true }
+        Promise._deliver(settled.observers, of: self, result)
+        batch.pointee.isAccepting = false
     }
 
     /// Notifies observers in a loop. A pipe settles its target and queues the target's own

@@ -76,6 +76,9 @@ struct PromiseCore<Value: Sendable>: Sendable {
     /// notified all of them. Observers attached meanwhile are queued behind the others (and
     /// notified by that thread), so handlers sharing a serial queue run in attachment order.
     @usableFromInline var isDelivering = false
+    /// `true` while the promise's only observer is a `map`/`done`/`get` step (see `StepBatch`):
+    /// only then may the step that settles this promise run that observer's step right after it.
+    @usableFromInline var soleObserverIsStep = false
 
     @inlinable init() {}
 

@@ -17,10 +17,16 @@ import Musl
 /// `q`, after the call that attached it returned, and after the step before it finished:
 /// only the dispatch round trip (a block allocation, a queue push and a wake-up) is saved.
 ///
-/// The batch accepts steps only while the library's own code settles a step's promise, never
-/// while a user's handler runs: whatever a handler triggers itself (fulfilling a resolver,
-/// attaching to a settled promise) is dispatched as usual, so a handler that blocks waiting
-/// for such work cannot wait on its own thread.
+/// The batch accepts one step at a time, and only the *sole* observer of the promise a step
+/// has just settled, when that observer is itself a `map`/`done`/`get` step: the settling
+/// step opens the window, the next step's hand-over closes it (joined or not). So
+/// - nothing runs in the window but the library's own hand-over: no user handler, hook or
+///   predicate; whatever a handler triggers itself (fulfilling a resolver, attaching to a
+///   settled promise) is dispatched as usual, and a handler that blocks waiting for such work
+///   cannot wait on its own thread;
+/// - a promise with several observers notifies them as usual, so siblings on a concurrent
+///   queue still run in parallel and observers of one promise keep their attachment order;
+/// - at most one job waits in `jobs` at any time, so finished steps are freed as they finish.
 @usableFromInline
 struct StepBatch {
     /// The queue every job of this batch runs on.
@@ -56,7 +62,9 @@ struct StepBatch {
     ) -> Bool {
         guard let raw = pthread_getspecific(key) else { return false }
         let batch = raw.assumingMemoryBound(to: StepBatch.self)
-        guard batch.pointee.isAccepting, batch.pointee.queue === queue else { return false }
+        guard batch.pointee.isAccepting else { return false }
+        batch.pointee.isAccepting = false  // one step per settle, whatever its queue
+        guard batch.pointee.queue === queue else { return false }
         batch.pointee.jobs.append(Job(run: job))
         return true
     }
@@ -74,8 +82,8 @@ struct StepBatch {
                 let job = pointer.pointee.jobs[pointer.pointee.next]
                 pointer.pointee.next += 1
                 if pointer.pointee.next == pointer.pointee.jobs.count {
-                    // Everything taken: drop the references now (a chain appends one job per
-                    // job, so the list never grows past one) and keep the storage.
+                    // Everything taken: drop the references now (one job is accepted per
+                    // settle, so the list never grows past one) and keep the storage.
                     pointer.pointee.jobs.removeAll(keepingCapacity: true)
                     pointer.pointee.next = 0
                 }

@@ -42,6 +42,33 @@ final class StepBatchTests: XCTestCase {
         wait(for: [finished], timeout: testTimeout)
     }
 
+    func test_givenSiblingStepsOnConcurrentQueue_whenOneWaitsForTheOther_thenNoDeadlock() {
+        // Two steps hang off one promise that a step settles: neither may join that step's batch,
+        // or the waiting sibling would hold up the other on one thread.
+        let queue = DispatchQueue(label: "PromisesTests.siblings", attributes: .concurrent)
+        let (head, seal) = Promise<Int>.pending()
+        let root = head.map(on: queue) { $0 }
+        let handshake = DispatchSemaphore(value: 0)
+        let waiter = root.map(on: queue) { _ in handshake.wait(timeout: .now() + testTimeout) == .success }
+        let signaller = root.done(on: queue) { _ in handshake.signal() }
+        seal.fulfill(1)
+        XCTAssertEqual(try waiter.wait(), true, "the sibling step never ran while the first one waited")
+        XCTAssertNoThrow(try signaller.wait())
+    }
+
+    func test_givenStepAndOtherOperatorsOnOnePromise_whenAStepSettlesIt_thenHandlersRunInAttachmentOrder() {
+        let queue = makeSerialQueue("batch-mixed")
+        let events = Box<[String]>([])
+        let (head, seal) = Promise<Int>.pending()
+        let settledByStep = head.map(on: queue) { $0 }
+        _ = settledByStep.ensure(on: queue) { events.mutate { $0.append("ensure") } }
+        let last = settledByStep.done(on: queue) { _ in events.mutate { $0.append("done") } }
+        seal.fulfill(1)
+        XCTAssertNoThrow(try last.wait())
+        drain(queue)
+        XCTAssertEqual(events.get(), ["ensure", "done"])
+    }
+
     func test_givenHandlerThatSettlesAnotherPromise_whenItsHandlerSharesTheQueue_thenItRunsAfterTheSettlingHandlerReturned() {
         let queue = makeSerialQueue("batch-order")
         let events = Box<[String]>([])
