@@ -5,8 +5,8 @@ import Dispatch
 ///
 /// A job is its own observer and its own queue hop: the closures that capture it capture one
 /// reference and nothing else, so they need no context allocation of their own. A step then
-/// costs three allocations over its life (the child promise, this job, libdispatch's copy of
-/// the hop block). The job keeps no copy of the upstream result: `run` reads it from `parent`,
+/// costs two allocations over its life (the child promise and this job), plus libdispatch's
+/// copy of the hop block when it does not join a `StepBatch`. The job keeps no copy of the upstream result: `run` reads it from `parent`,
 /// which has settled by then, so the job's stored properties all have a fixed layout and
 /// releasing it needs no generic metadata.
 ///

@@ -50,28 +50,19 @@ struct Locked<State: Sendable>: ~Copyable {
     /// Runs `body` with exclusive access to the state. Never call back into user code from `body`.
     @inlinable
     func withLock<R: Sendable>(_ body: (inout State) -> R) -> R {
-        lockPrimitiveLock(box.lock)
-        defer { lockPrimitiveUnlock(box.lock) }
-        return body(&box.state)
+        let box = self.box
+        return box.lock.withLock { body(&box.state) }
     }
 }
 
 @usableFromInline
-// @unchecked: `state` is read and written only between lock and unlock of `lock`.
+// @unchecked: `state` is read and written only inside `lock.withLock`.
 final class LockedBox<State>: @unchecked Sendable {
-    @usableFromInline let lock: UnsafeMutablePointer<LockPrimitive>
+    @usableFromInline let lock = PromiseLock()
     @usableFromInline var state: State
 
     @inlinable init(_ state: State) {
-        lock = .allocate(capacity: 1)
-        lockPrimitiveInitialize(lock)
         self.state = state
-    }
-
-    deinit {
-        lockPrimitiveDestroy(lock)
-        lock.deinitialize(count: 1)
-        lock.deallocate()
     }
 }
 #else
@@ -152,6 +143,7 @@ struct PromiseLock: ~Copyable {
 /// `@unchecked Sendable`: it exists only for the instant between the unlock and the caller
 /// reading `value`, on one thread.
 @usableFromInline
+// @unchecked: lives only from the unlock to the caller's read of `value`, on one thread.
 struct UnsafeSendingBox<Value>: @unchecked Sendable {
     @usableFromInline var value: Value
     @inlinable init(_ value: Value) { self.value = value }

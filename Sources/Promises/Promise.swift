@@ -55,7 +55,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     deinit {
         // Only an in-place value needs destroying by hand; `_isPOD` and the value witness
         // come from this class's own metadata (no run-time lookup).
-        if _core.hasInlineValue && !_isPOD(Value.self) {
+        if _hasInlineValue && !_isPOD(Value.self) {
             withUnsafeMutableBytes(of: &_slot) { bytes in
                 _ = bytes.baseAddress.map { $0.assumingMemoryBound(to: Value.self).deinitialize(count: 1) }
             }
@@ -155,7 +155,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
                 withUnsafeMutableBytes(of: &_slot) { bytes in
                     _ = bytes.baseAddress.map { $0.initializeMemory(as: Value.self, to: value) }
                 }
-                _core.hasInlineValue = true
             } else {
                 _core.boxedValue = PromiseValueBox(value)
             }
@@ -164,12 +163,19 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Whether `_slot` holds a value: fulfilled with a `Value` that fits in place. Call with the
+    /// lock held, or from `deinit`.
+    @inlinable
+    var _hasInlineValue: Bool {
+        _core.isSettled && _core.error == nil && PromiseValueSlot.fits(Value.self)
+    }
+
     /// The outcome, or `nil` while pending. Call with the lock held.
     @inlinable
     var _settledResult: Result<Value, any Error>? {
         guard _core.isSettled else { return nil }
         if let error = _core.error { return .failure(error) }
-        if _core.hasInlineValue {
+        if PromiseValueSlot.fits(Value.self) {
             return .success(withUnsafeBytes(of: &_slot) { $0.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: Value.self).pointee })
         }
         return .success(unsafeDowncast(_core.boxedValue.unsafelyUnwrapped, to: PromiseValueBox<Value>.self).value)

@@ -70,8 +70,6 @@ struct PromiseCore<Value: Sendable>: Sendable {
     @usableFromInline var boxedValue: (any AnyObject & Sendable)?
     /// `true` once settled; a settled promise never changes.
     @usableFromInline var isSettled = false
-    /// `true` once fulfilled with a value stored inline in the promise's ``PromiseValueSlot``.
-    @usableFromInline var hasInlineValue = false
     /// `true` from the moment a promise with observers settles until the settling thread has
     /// notified all of them. Observers attached meanwhile are queued behind the others (and
     /// notified by that thread), so handlers sharing a serial queue run in attachment order.

@@ -10,10 +10,10 @@ import Musl
 
 /// The chain steps that one thread runs back to back on one queue.
 ///
-/// When a `map`/`then`/`done` step settles its promise at the end of its run on queue `q`, the
-/// next steps of the chain that are also bound to `q` are appended here instead of being
-/// dispatched to `q` again: the thread running the batch runs them right after, in order,
-/// in a loop (no recursion, so long chains cannot overflow the stack). Each still runs on
+/// When a `map`/`done`/`get` step settles its promise at the end of its run on queue `q`, the
+/// next step of the chain, if it is also bound to `q`, waits here instead of being dispatched
+/// to `q` again: the thread running the batch runs it right after, in a loop (no recursion,
+/// so long chains cannot overflow the stack). Each still runs on
 /// `q`, after the call that attached it returned, and after the step before it finished:
 /// only the dispatch round trip (a block allocation, a queue push and a wake-up) is saved.
 ///
@@ -26,22 +26,15 @@ import Musl
 ///   cannot wait on its own thread;
 /// - a promise with several observers notifies them as usual, so siblings on a concurrent
 ///   queue still run in parallel and observers of one promise keep their attachment order;
-/// - at most one job waits in `jobs` at any time, so finished steps are freed as they finish.
+/// - at most one job waits at any time, so finished steps are freed as they finish.
 @usableFromInline
 struct StepBatch {
     /// The queue every job of this batch runs on.
     @usableFromInline let queue: DispatchQueue
     /// Whether a step's promise is being settled by the library right now (see above).
     @usableFromInline var isAccepting = false
-    /// Steps waiting to run, in order; `next` is the first not yet run.
-    @usableFromInline var jobs: [Job] = []
-    @usableFromInline var next = 0
-
-    /// One step to run. A closure stored straight in an array would be re-abstracted (and
-    /// boxed) on the way in; wrapped in a struct it is stored as it is.
-    @usableFromInline struct Job {
-        @usableFromInline let run: @Sendable (UnsafeMutablePointer<StepBatch>) -> Void
-    }
+    /// The step waiting to run (one settle accepts one step, so there is never more).
+    @usableFromInline var waiting: (@Sendable (UnsafeMutablePointer<StepBatch>) -> Void)?
 
     @usableFromInline init(queue: DispatchQueue) {
         self.queue = queue
@@ -65,11 +58,11 @@ struct StepBatch {
         guard batch.pointee.isAccepting else { return false }
         batch.pointee.isAccepting = false  // one step per settle, whatever its queue
         guard batch.pointee.queue === queue else { return false }
-        batch.pointee.jobs.append(Job(run: job))
+        batch.pointee.waiting = job
         return true
     }
 
-    /// Runs `first` and then every job appended meanwhile, on the current thread, which must
+    /// Runs `first` and then each step that joined meanwhile, on the current thread, which must
     /// be running a block of `queue`.
     @usableFromInline
     static func run(on queue: DispatchQueue, _ first: (UnsafeMutablePointer<StepBatch>) -> Void) {
@@ -78,16 +71,9 @@ struct StepBatch {
         withUnsafeMutablePointer(to: &batch) { pointer in
             pthread_setspecific(key, pointer)
             first(pointer)
-            while pointer.pointee.next < pointer.pointee.jobs.count {
-                let job = pointer.pointee.jobs[pointer.pointee.next]
-                pointer.pointee.next += 1
-                if pointer.pointee.next == pointer.pointee.jobs.count {
-                    // Everything taken: drop the references now (one job is accepted per
-                    // settle, so the list never grows past one) and keep the storage.
-                    pointer.pointee.jobs.removeAll(keepingCapacity: true)
-                    pointer.pointee.next = 0
-                }
-                job.run(pointer)
+            while let job = pointer.pointee.waiting {
+                pointer.pointee.waiting = nil
+                job(pointer)
             }
             pthread_setspecific(key, outer)
         }
