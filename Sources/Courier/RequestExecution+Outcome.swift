@@ -10,9 +10,10 @@ extension RequestExecution {
 
     /// Step 5 and 6: classify the attempt's result, tell the plugins, then decide.
     ///
-    /// `completedDuringSend` is `true` when the transport answered inside `send`, that is on the
-    /// gate's queue (or, rarely, on another thread while `send` had not returned yet).
-    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, completedDuringSend: Bool) {
+    /// `completedOnGateQueue` is `true` when the transport answered inside a `send` that was
+    /// called on the gate's queue (or, rarely, on another thread while that `send` had not
+    /// returned yet).
+    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, completedOnGateQueue: Bool) {
         let configuration = core.configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -40,7 +41,7 @@ extension RequestExecution {
         }
 
         switch classified {
-        case .success(let response): deliver(response, leaveGateQueue: completedDuringSend)
+        case .success(let response): deliver(response, leaveGateQueue: completedOnGateQueue)
         case .failure(let error): retryOrFail(error)
         }
     }
@@ -125,8 +126,11 @@ extension RequestExecution {
 
     // MARK: Decode and deliver
 
-    /// Step 7: decodes off the gate's queue (a transport may complete inside `send`, which runs
-    /// there), so that decoding never holds up other requests leaving the gate.
+    /// Step 7: decodes where the transport answered, except on the gate's queue: a transport that
+    /// completes inside a `send` called there would otherwise hold up the requests behind it, so
+    /// the decoding moves to a global queue. A transport that answers inside a `send` called on
+    /// the caller's thread (the gate was open and idle; stubs without a delay, caches) is decoded
+    /// on that thread, before `request` returns, as an immediate stub in Moya would be.
     private func deliver(_ response: HTTPResponse, leaveGateQueue: Bool) {
         if needsDecoding && leaveGateQueue {
             DispatchQueue.global().async { [self] in settle(decode(response)) }

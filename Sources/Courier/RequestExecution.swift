@@ -95,8 +95,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     // MARK: Dequeue and transport
 
-    /// Runs on the gate's queue when the attempt leaves the gate.
-    func passGate(ticket: UInt64) {
+    /// Runs when the attempt leaves the gate: on the gate's queue, or on the submitting thread
+    /// when the gate was open and idle (`onGateQueue == false`).
+    func passGate(ticket: UInt64, onGateQueue: Bool) {
         let attempt = state.withLock { state -> Int? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
@@ -115,7 +116,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let sent = outgoing
 
         let task = core.transport.send(sent, context: context) { [self] result in
-            transportCompleted(result, attempt: attempt, request: sent)
+            transportCompleted(result, attempt: attempt, request: sent, sentFromGateQueue: onGateQueue)
         }
 
         let timedOut = state.withLock { state -> Bool? in
@@ -143,7 +144,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     }
 
     /// The transport's answer for `attempt`.
-    private func transportCompleted(_ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest) {
+    ///
+    /// `sentFromGateQueue` tells where `send` was called: an answer that arrives inside `send`
+    /// then runs on that queue too.
+    private func transportCompleted(
+        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, sentFromGateQueue: Bool
+    ) {
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
             let duringSend: Bool
@@ -158,7 +164,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         guard let accepted else { return }  // late: the request timed out or was cancelled
         accepted.deadline?.cancel()
-        evaluate(result, request: sent, completedDuringSend: accepted.duringSend)
+        evaluate(result, request: sent, completedOnGateQueue: accepted.duringSend && sentFromGateQueue)
     }
 
     // MARK: Deadline and cancellation
