@@ -39,11 +39,8 @@ extension Promise: PromiseUpstream {
         with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
     ) -> (any PromiseUpstream)? {
         let taken = _lock.withLock { () -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
-            guard !_core.isSettled else { return nil }
-            let hooks = _core.cancelHooks
-            let upstream = _core.upstream
-            guard let observers = _settle(.failure(error)) else { return nil }
-            return (observers, hooks, upstream)
+            guard let (observers, leftovers) = _settle(.failure(error)) else { return nil }
+            return (observers, leftovers.cancelHooks, leftovers.upstream)
         }
         guard let (observers, hooks, upstream) = taken else { return nil }
         for hook in hooks { hook() }

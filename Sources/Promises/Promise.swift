@@ -184,7 +184,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// Settles a pending promise with `result` and returns its observers (see
     /// `PromiseCore.settle()`), or `nil` when it had already settled. Call with the lock held.
     @inlinable
-    func _settle(_ result: Result<Value, any Error>) -> PromiseObservers<Value>? {
+    func _settle(
+        _ result: Result<Value, any Error>
+    ) -> (observers: PromiseObservers<Value>, leftovers: PromiseLeftovers)? {
         guard !_core.isSettled else { return nil }
         _record(result)
         return _core.settle()
@@ -194,8 +196,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     @inlinable
     @discardableResult
     func _resolve(_ result: Result<Value, any Error>) -> Bool {
-        guard let observers = _lock.withLock({ _settle(result) }) else { return false }
+        // `leftovers` is released when this function returns, after the lock.
+        guard let (observers, leftovers) = _lock.withLock({ _settle(result) }) else { return false }
         if !observers.isEmpty { Promise._deliver(observers, of: self, result) }
+        withExtendedLifetime(leftovers) {}
         return true
     }
 
@@ -223,11 +227,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// other observer is notified as usual.
     @inlinable
     func _resolve(_ result: Result<Value, any Error>, fromStepIn batch: UnsafeMutablePointer<StepBatch>) {
-        let settled = _lock.withLock { () -> (observers: PromiseObservers<Value>, soleStep: Bool)? in
+        let settled = _lock.withLock {
+            () -> (observers: PromiseObservers<Value>, leftovers: PromiseLeftovers, soleStep: Bool)? in
             let soleStep = _core.soleObserverIsStep
-            guard let observers = _settle(result) else { return nil }
-            return (observers, soleStep)
+            guard let (observers, leftovers) = _settle(result) else { return nil }
+            return (observers, leftovers, soleStep)
         }
+        // The leftovers are released after the lock, when `settled` goes.
         guard let settled, !settled.observers.isEmpty else { return }
         if settled.soleStep, case .one = settled.observers { batch.pointee.isAccepting = true }
         Promise._deliver(settled.observers, of: self, result)
@@ -289,8 +295,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         case .callback(let body):
             body(result)
         case .pipe(let target):
-            if let more = target._lock.withLock({ target._settle(result) }), !more.isEmpty {
-                backlog.append(Pending(more, target))
+            if let (more, leftovers) = target._lock.withLock({ target._settle(result) }) {
+                if !more.isEmpty { backlog.append(Pending(more, target)) }
+                withExtendedLifetime(leftovers) {}  // released after the lock
             }
         case .collect(let collector, let index):
             collector.receive(result, at: index)

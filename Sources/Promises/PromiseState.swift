@@ -80,21 +80,26 @@ struct PromiseCore<Value: Sendable>: Sendable {
 
     @inlinable init() {}
 
-    /// Marks the promise settled and hands back the observers to notify outside the lock.
-    /// Everything that could keep other objects alive is dropped here, so a settled promise
-    /// holds nothing but its result.
+    /// Marks the promise settled and hands back the observers to notify outside the lock,
+    /// with everything else that could keep other objects alive (the upstream link, the cancel
+    /// hooks), so that a settled promise holds nothing but its result.
+    ///
+    /// The caller releases the leftovers only after unlocking: the last reference to an object
+    /// whose `deinit` reads this promise (its own `Resolver`, held by a hook) may be among them,
+    /// and that read takes the lock.
     ///
     /// When the returned observers are not empty, the caller must notify them and then call
     /// ``takeLateObservers()`` until it returns `nil`.
     @inlinable
-    mutating func settle() -> PromiseObservers<Value> {
+    mutating func settle() -> (observers: PromiseObservers<Value>, leftovers: PromiseLeftovers) {
         isSettled = true
         var taken = PromiseObservers<Value>.none
         swap(&taken, &observers)
-        upstream = nil
-        if !cancelHooks.isEmpty { cancelHooks = [] }
+        var leftovers = PromiseLeftovers()
+        swap(&leftovers.upstream, &upstream)
+        if !cancelHooks.isEmpty { swap(&leftovers.cancelHooks, &cancelHooks) }
         isDelivering = !taken.isEmpty
-        return taken
+        return (taken, leftovers)
     }
 
     /// For the thread delivering a settled promise's result: the observers attached since it
@@ -109,6 +114,16 @@ struct PromiseCore<Value: Sendable>: Sendable {
         swap(&taken, &observers)
         return taken
     }
+}
+
+/// What settling removes from a promise's state besides its observers; see
+/// `PromiseCore.settle()`. Dropped by the settling thread once the lock is released.
+@usableFromInline
+struct PromiseLeftovers: Sendable {
+    @usableFromInline var upstream: (any PromiseUpstream)?
+    @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
+
+    @inlinable init() {}
 }
 
 /// Room for a fulfilled value inside the promise object: values of up to two words (`Int`,

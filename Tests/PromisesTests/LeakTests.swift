@@ -150,4 +150,29 @@ final class LeakTests: XCTestCase {
         }
         XCTAssertEqual(tracker.alive, [])
     }
+
+    /// Reads its promise when freed, as a `Resolver` does (its `deinit` checks `isPending`).
+    private final class ReadsPromiseWhenFreed: Sendable {
+        unowned let promise: Promise<Int>
+        init(_ promise: Promise<Int>) { self.promise = promise }
+        deinit { _ = promise.isPending }
+    }
+
+    func test_givenHookHoldingTheLastReferenceToAnObjectThatReadsThePromise_whenFulfilled_thenReleasedAfterTheLock() {
+        let (promise, resolver) = Promise<Int>.pending()
+        do {
+            let reader = ReadsPromiseWhenFreed(promise)
+            resolver.onCancel { _ = reader }  // the hook holds the reader's only reference
+        }
+        let settled = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            resolver.fulfill(7)
+            settled.signal()
+        }
+        guard settled.wait(timeout: .now() + 10) == .success else {
+            // Reading the promise now would wait for the deadlocked lock too.
+            return XCTFail("deadlock: the hook was released under the promise's lock")
+        }
+        XCTAssertEqual(promise.result.flatMap { try? $0.get() }, 7)
+    }
 }
