@@ -98,13 +98,19 @@ enum InMemoryWorkloads {
     /// The floor: on one thread, build the same `URLRequest` Courier builds for ``PostUser`` (URL
     /// from the base URL text and path, method, the headers dictionary assigned once, timeout, body)
     /// and decode the same body with `JSONDecoder` into the same type.
-    static func floor(_ name: String, count: Int) -> Workload {
+    ///
+    /// With `handOff`, each decoded value is then checked in a block on the global queue, as a
+    /// promise handler would be (`Promise`'s default queue): the floor plus the one hand-off any
+    /// asynchronous API makes; the time runs until the last block has run.
+    static func floor(_ name: String, count: Int, handOff: Bool = false) -> Workload {
         let base = "https://bench.courier.invalid/"
         let path = "users/42"
         let decoder = JSONDecoder()
         let body = BenchPayload.body
         return Workload(name: name, units: count) {
-            timed {
+            let group = DispatchGroup()
+            return timed {
+                defer { group.wait() }
                 for _ in 0..<count {
                     guard let url = URL(string: base + path) else { requestFailed(name, "bad URL") }
                     var request = URLRequest(url: url, timeoutInterval: 60)
@@ -113,7 +119,11 @@ enum InMemoryWorkloads {
                     request.httpBody = PostUser.payload
                     do {
                         let user = try decoder.decode(BenchPayload.User.self, from: body)
-                        BenchPayload.verify(user)
+                        if handOff {
+                            DispatchQueue.global().async(group: group) { BenchPayload.verify(user) }
+                        } else {
+                            BenchPayload.verify(user)
+                        }
                     } catch {
                         requestFailed(name, error)
                     }

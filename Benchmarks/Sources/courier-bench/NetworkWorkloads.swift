@@ -54,8 +54,13 @@ enum NetworkWorkloads {
     /// A Courier transport used alone, without `NetworkClient`: the same `URLRequest` as the raw
     /// workloads, `send(_:context:completion:)`, a status check and `JSONDecoder`. The gap between
     /// this and the raw engine is the adapter's; between this and Courier, the client pipeline's.
+    ///
+    /// With `deliverOn` set, the completion then hops to that queue before it reports done: the
+    /// one hand-off every Courier call style makes (to `callbackQueue`, to a promise handler's
+    /// queue, to an awaiting task's executor) that a raw engine's callback does not.
     static func transportAlone(
-        _ name: String, transport: any HTTPTransport, url: URL, count: Int, inFlight: Int
+        _ name: String, transport: any HTTPTransport, url: URL, count: Int, inFlight: Int,
+        deliverOn queue: DispatchQueue? = nil
     ) -> Workload {
         let decoder = JSONDecoder()
         let context = TransportContext(method: .get, endpointPath: "users/42")
@@ -75,7 +80,7 @@ enum NetworkWorkloads {
                     case .failure(let error):
                         requestFailed(name, error)
                     }
-                    done()
+                    if let queue { queue.async { done() } } else { done() }
                 }
             }
         }

@@ -168,7 +168,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 /// Workload names accepted by `courier-bench profile`.
 let profileWorkloadNames = [
     "a1-courier", "a1-attach", "a1-settled", "a1-raw", "a1-raw-n", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
-    "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked",
+    "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked", "r2-courier", "r2-raw", "r2-transport",
 ]
 
 /// Builds one workload for `courier-bench profile`. The NIO group lives until the process exits.
@@ -201,6 +201,21 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
     case "t2-unchecked":
         return InMemoryWorkloads.promiseBurst(
             "unchecked", client: InMemoryWorkloads.makeClient(), endpoint: GetUserUnchecked(), count: options.steps)
+    // Loopback workloads of `requests` (16 in flight, AsyncHTTPClient): per request. The fixture
+    // (server and clients) lives until the process exits.
+    case "r2-courier", "r2-raw", "r2-transport":
+        guard let fixture = try? NetworkFixture() else { return nil }
+        let count = options.steps / 10
+        switch name {
+        case "r2-courier":
+            return NetworkWorkloads.courier(name, client: fixture.courierAsyncHTTPClient, count: count, inFlight: 16)
+        case "r2-raw":
+            return NetworkWorkloads.rawAsyncHTTPClient(name, client: fixture.httpClient, url: fixture.url,
+                                                       count: count, inFlight: 16)
+        default:
+            return NetworkWorkloads.transportAlone(name, transport: fixture.asyncHTTPClientTransport,
+                                                   url: fixture.url, count: count, inFlight: 16)
+        }
     default: return nil
     }
 }

@@ -45,11 +45,15 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
                                             count: count, inFlight: inFlight),
             NetworkWorkloads.transportAlone("URLSessionTransport alone", transport: fixture.urlSessionTransport,
                                             url: fixture.url, count: count, inFlight: inFlight),
+            NetworkWorkloads.transportAlone("URLSessionTransport alone + one hop", transport: fixture.urlSessionTransport,
+                                            url: fixture.url, count: count, inFlight: inFlight,
+                                            deliverOn: DispatchQueue(label: "courier-bench.hop")),
         ]
         let urlSession = compare("R1 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R1", label, urlSession, courier: "Courier/URLSession", raw: "raw URLSession",
                                engine: "URLSession", minimum: 0.97,
-                               extras: ["Courier/URLSession, promise", "URLSessionTransport alone"])
+                               extras: ["Courier/URLSession, promise", "URLSessionTransport alone",
+                                        "URLSessionTransport alone + one hop"])
         rows.append(switchesRow("R1", label, workloads))
     }
 
@@ -64,11 +68,16 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
             NetworkWorkloads.transportAlone("AsyncHTTPClientTransport alone",
                                             transport: fixture.asyncHTTPClientTransport,
                                             url: fixture.url, count: count, inFlight: inFlight),
+            NetworkWorkloads.transportAlone("AsyncHTTPClientTransport alone + one hop",
+                                            transport: fixture.asyncHTTPClientTransport,
+                                            url: fixture.url, count: count, inFlight: inFlight,
+                                            deliverOn: DispatchQueue(label: "courier-bench.hop")),
         ]
         let ahc = compare("R2 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R2", label, ahc, courier: "Courier/AHC", raw: "raw AHC",
                                engine: "AsyncHTTPClient", minimum: 0.9,
-                               extras: ["Courier/AHC, promise", "AsyncHTTPClientTransport alone"])
+                               extras: ["Courier/AHC, promise", "AsyncHTTPClientTransport alone",
+                                        "AsyncHTTPClientTransport alone + one hop"])
         rows.append(switchesRow("R2", label, workloads))
     }
 
@@ -77,6 +86,7 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
     let inMemory = [
         InMemoryWorkloads.promiseBurst("Courier POST", client: client, endpoint: PostUser(), count: count),
         InMemoryWorkloads.floor("floor", count: count),
+        InMemoryWorkloads.floor("floor + one hand-off", count: count, handOff: true),
         InMemoryWorkloads.completionBurst("Courier POST, completion", client: client, count: count),
         InMemoryWorkloads.promiseBurst("Courier GET", client: client, endpoint: GetUser(), count: count),
         InMemoryWorkloads.promiseSequential("Courier GET, one at a time", client: client, count: count / 5),
@@ -126,6 +136,7 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
     let completion = r3.samples(named: "Courier POST, completion")
     let get = r3.samples(named: "Courier GET")
     let oneByOne = r3.samples(named: "Courier GET, one at a time")
+    let floorHop = r3.samples(named: "floor + one hand-off")
     return [
         .info("R3", "Courier POST (in-memory transport), promise style, per request", value: post.median,
               unit: " ns", spread: post.spread, cpu: post.cpuMedian, format: "%.0f"),
@@ -137,6 +148,10 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
         cpuLimited("R3", "ratio Courier / floor (target judged on CPU time)",
                    wall: r3.pairedRatio(post.name, floor.name), spread: r3.pairedRatioSpread(post.name, floor.name),
                    cpu: r3.pairedRatio(post.name, floor.name, cpu: true), limit: 2.0),
+        .info("R3", "floor + one hand-off to the global queue per request (reference)", value: floorHop.median,
+              unit: " ns", spread: floorHop.spread, cpu: floorHop.cpuMedian, format: "%.0f"),
+        .info("R3", "ratio Courier / (floor + one hand-off), CPU time", value: r3.pairedRatio(post.name, floorHop.name, cpu: true),
+              unit: "x", format: "%.2f"),
         .info("R3", "Courier POST, completion-handler style", value: completion.median, unit: " ns",
               spread: completion.spread, cpu: completion.cpuMedian, format: "%.0f"),
         .info("R3", "Courier GET (no body), promise style", value: get.median, unit: " ns",
