@@ -22,7 +22,7 @@ let usage = """
       traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
       check-adapter  checks AsyncHTTPClientTransport's documented behaviour on the loopback server
       profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw,
-                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked)
+                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked, r2-courier, r2-raw, r2-transport)
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
