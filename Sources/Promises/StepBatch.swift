@@ -26,15 +26,23 @@ import Musl
 ///   cannot wait on its own thread;
 /// - a promise with several observers notifies them as usual, so siblings on a concurrent
 ///   queue still run in parallel and observers of one promise keep their attachment order;
-/// - at most one job waits at any time, so finished steps are freed as they finish.
+/// - at most one job waits at any time, so finished steps are freed as they finish;
+/// - a batch takes at most ``maximumJoined`` steps; the step after them is dispatched as usual,
+///   so other blocks waiting on a serial queue (the main queue on Apple platforms) run between
+///   stretches of a long chain instead of after all of it.
 @usableFromInline
 struct StepBatch {
+    /// How many steps may join one batch after the step that started it.
+    @usableFromInline static let maximumJoined = 64
+
     /// The queue every job of this batch runs on.
     @usableFromInline let queue: DispatchQueue
     /// Whether a step's promise is being settled by the library right now (see above).
     @usableFromInline var isAccepting = false
     /// The step waiting to run (one settle accepts one step, so there is never more).
     @usableFromInline var waiting: (@Sendable (UnsafeMutablePointer<StepBatch>) -> Void)?
+    /// How many steps joined so far.
+    @usableFromInline var joined = 0
 
     @usableFromInline init(queue: DispatchQueue) {
         self.queue = queue
@@ -57,7 +65,8 @@ struct StepBatch {
         let batch = raw.assumingMemoryBound(to: StepBatch.self)
         guard batch.pointee.isAccepting else { return false }
         batch.pointee.isAccepting = false  // one step per settle, whatever its queue
-        guard batch.pointee.queue === queue else { return false }
+        guard batch.pointee.queue === queue, batch.pointee.joined < maximumJoined else { return false }
+        batch.pointee.joined += 1
         batch.pointee.waiting = job
         return true
     }

@@ -23,6 +23,34 @@ final class StepBatchTests: XCTestCase {
         XCTAssertEqual(order.get(), Array(1...200))
     }
 
+    func test_givenLongChainOnASerialQueue_whenOtherWorkIsQueuedBehindIt_thenThatWorkRunsWithinTheFirstStretch() {
+        // A block queued while the chain runs must not wait for all 200 steps: a batch takes a
+        // bounded number of steps, then the next step is dispatched behind the waiting block.
+        let queue = makeSerialQueue("batch-bounded")
+        let order = Box<[String]>([])
+        let (head, seal) = Promise<Int>.pending()
+        var tail = head.map(on: queue) { value in
+            order.mutate { $0.append("step 1") }
+            queue.async { order.mutate { $0.append("other") } }
+            return value
+        }
+        for step in 2...200 {
+            tail = tail.map(on: queue) { value in
+                order.mutate { $0.append("step \(step)") }
+                return value
+            }
+        }
+        seal.fulfill(0)
+        XCTAssertNoThrow(try tail.wait())
+        drain(queue)
+        let log = order.get()
+        XCTAssertEqual(log.count, 201)
+        let other = log.firstIndex(of: "other")
+        XCTAssertNotNil(other)
+        XCTAssertLessThanOrEqual(other ?? .max, 70, "the queued block waited behind \(other ?? -1) steps")
+        XCTAssertEqual(log.filter { $0 != "other" }, (1...200).map { "step \($0)" })
+    }
+
     func test_givenHandlerOnConcurrentQueue_whenItBlocksOnWorkItTriggeredOnThatQueue_thenNoDeadlock() {
         // The handler fulfils a promise whose handler is bound to the same (concurrent) queue and
         // waits for that handler. A batch that took the second handler onto the first one's
