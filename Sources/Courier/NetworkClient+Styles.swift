@@ -45,7 +45,7 @@ extension NetworkClient {
                 }
             }
         }
-        let decoder = configuration.decoder
+        let decoder = core.configuration.decoder
         return execute(endpoint) { response in
             do {
                 return .success(try decoder.decode(E.Response.self, from: response.body))
@@ -104,7 +104,7 @@ extension NetworkClient {
         completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
     ) -> RequestTask {
         let promise = request(endpoint)
-        _ = promise.tap(on: configuration.callbackQueue) { result in
+        _ = promise.tap(on: core.configuration.callbackQueue) { result in
             completion(result.mapError { NetworkError.fromTransport($0) })
         }
         return RequestTask { promise.cancel() }

@@ -14,11 +14,11 @@ extension RequestExecution {
     /// called on the gate's queue (or, rarely, on another thread while that `send` had not
     /// returned yet).
     func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, completedOnGateQueue: Bool) {
-        let configuration = core.configuration
+        let parser = core.configuration.errorMetadataParser  // one field, not a copy of the whole configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
         case .success(let response):
-            if let error = NetworkError.classify(response, parser: configuration.errorMetadataParser) {
+            if let error = NetworkError.classify(response, parser: parser) {
                 classified = .failure(error)
             } else {
                 classified = .success(response)
@@ -26,15 +26,15 @@ extension RequestExecution {
         case .failure(let error):
             classified = .failure(NetworkError.fromTransport(error))
         }
-        for plugin in configuration.plugins { plugin.didReceive(classified, for: sent) }
+        for plugin in core.configuration.plugins { plugin.didReceive(classified, for: sent) }
 
         if case .success(let response) = result, requiresAuthentication,
-           let authenticator = configuration.authenticator, authenticator.isAuthenticationFailure(response) {
+           let authenticator = core.configuration.authenticator, authenticator.isAuthenticationFailure(response) {
             let error: NetworkError
             switch classified {
             case .failure(let classifiedError): error = classifiedError
             case .success: error = .clientError(
-                statusCode: response.statusCode, metadata: configuration.errorMetadataParser(response), response: response)
+                statusCode: response.statusCode, metadata: parser(response), response: response)
             }
             handleAuthenticationFailure(error, response: response, request: sent, authenticator: authenticator)
             return

@@ -105,14 +105,16 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         guard let attempt else { return }
 
-        let configuration = core.configuration
+        // Fields are read through `core` one at a time: binding `core.configuration` to a local
+        // would copy (retain and release) the whole configuration on every request.
+        let plugins = core.configuration.plugins
         var outgoing = request
         let generation = core.authenticationRefresh.generation
-        if requiresAuthentication, let authenticator = configuration.authenticator {
+        if requiresAuthentication, let authenticator = core.configuration.authenticator {
             outgoing = authenticator.apply(to: outgoing)
         }
-        for plugin in configuration.plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
-        for plugin in configuration.plugins { plugin.willSend(outgoing) }
+        for plugin in plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
+        for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
 
         let task = core.transport.send(sent, context: context) { [self] result in
