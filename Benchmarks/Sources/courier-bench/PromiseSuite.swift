@@ -169,6 +169,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 let profileWorkloadNames = [
     "a1-courier", "a1-attach", "a1-settled", "a1-raw", "a1-raw-n", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
     "r3-courier", "r3-courier-get", "r3-floor", "t2-unchecked", "r2-courier", "r2-raw", "r2-transport",
+    "r2s-courier", "r2s-raw", "r2s-transport", "r2s-transport-hop",
 ]
 
 /// Builds one workload for `courier-bench profile`. The NIO group lives until the process exits.
@@ -203,18 +204,22 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
             "unchecked", client: InMemoryWorkloads.makeClient(), endpoint: GetUserUnchecked(), count: options.steps)
     // Loopback workloads of `requests` (16 in flight, AsyncHTTPClient): per request. The fixture
     // (server and clients) lives until the process exits.
-    case "r2-courier", "r2-raw", "r2-transport":
+    // `r2s-…`: the same, one request at a time.
+    case "r2-courier", "r2-raw", "r2-transport", "r2s-courier", "r2s-raw", "r2s-transport", "r2s-transport-hop":
         guard let fixture = try? NetworkFixture() else { return nil }
-        let count = options.steps / 10
-        switch name {
-        case "r2-courier":
-            return NetworkWorkloads.courier(name, client: fixture.courierAsyncHTTPClient, count: count, inFlight: 16)
-        case "r2-raw":
+        let sequential = name.hasPrefix("r2s-")
+        let count = sequential ? options.steps / 40 : options.steps / 10
+        let inFlight = sequential ? 1 : 16
+        switch name.drop(while: { $0 != "-" }) {
+        case "-courier":
+            return NetworkWorkloads.courier(name, client: fixture.courierAsyncHTTPClient, count: count, inFlight: inFlight)
+        case "-raw":
             return NetworkWorkloads.rawAsyncHTTPClient(name, client: fixture.httpClient, url: fixture.url,
-                                                       count: count, inFlight: 16)
+                                                       count: count, inFlight: inFlight)
         default:
-            return NetworkWorkloads.transportAlone(name, transport: fixture.asyncHTTPClientTransport,
-                                                   url: fixture.url, count: count, inFlight: 16)
+            return NetworkWorkloads.transportAlone(
+                name, transport: fixture.asyncHTTPClientTransport, url: fixture.url, count: count, inFlight: inFlight,
+                deliverOn: name.hasSuffix("-hop") ? DispatchQueue(label: "courier-bench.hop") : nil)
         }
     default: return nil
     }

@@ -22,7 +22,8 @@ let usage = """
       traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
       check-adapter  checks AsyncHTTPClientTransport's documented behaviour on the loopback server
       profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw,
-                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked, r2-courier, r2-raw, r2-transport)
+                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked, r2-courier, r2-raw, r2-transport,
+                 r2s-courier, r2s-raw, r2s-transport, r2s-transport-hop)
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
