@@ -10,10 +10,9 @@ extension RequestExecution {
 
     /// Step 5 and 6: classify the attempt's result, tell the plugins, then decide.
     ///
-    /// `completedOnGateQueue` is `true` when the transport answered inside a `send` that was
-    /// called on the gate's queue (or, rarely, on another thread while that `send` had not
-    /// returned yet).
-    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, completedOnGateQueue: Bool) {
+    /// `decodeElsewhere` is `true` when the transport answered inside a `send` that was not
+    /// called on the thread that called `request` (see ``deliver(_:decodeElsewhere:)``).
+    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool) {
         let parser = core.configuration.errorMetadataParser  // one field, not a copy of the whole configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -41,7 +40,7 @@ extension RequestExecution {
         }
 
         switch classified {
-        case .success(let response): deliver(response, leaveGateQueue: completedOnGateQueue)
+        case .success(let response): deliver(response, decodeElsewhere: decodeElsewhere)
         case .failure(let error): retryOrFail(error)
         }
     }
@@ -126,13 +125,15 @@ extension RequestExecution {
 
     // MARK: Decode and deliver
 
-    /// Step 7: decodes where the transport answered, except on the gate's queue: a transport that
-    /// completes inside a `send` called there would otherwise hold up the requests behind it, so
-    /// the decoding moves to a global queue. A transport that answers inside a `send` called on
-    /// the caller's thread (the gate was open and idle; stubs without a delay, caches) is decoded
-    /// on that thread, before `request` returns, as an immediate stub in Moya would be.
-    private func deliver(_ response: HTTPResponse, leaveGateQueue: Bool) {
-        if needsDecoding && leaveGateQueue {
+    /// Step 7: decodes where the transport answered, unless it answered inside a `send` that
+    /// ran somewhere decoding must not hold up (`decodeElsewhere`): a gate's queue (requests
+    /// released by `resume()`, or a request started by code running there) or the timer queue
+    /// a retry starts from. Decoding then moves to a global queue. A transport that answers
+    /// inside the `send` of a first attempt made on the caller's thread (the gate was open and
+    /// idle; stubs without a delay, caches) is decoded on that thread, before `request`
+    /// returns, as an immediate stub in Moya would be.
+    private func deliver(_ response: HTTPResponse, decodeElsewhere: Bool) {
+        if needsDecoding && decodeElsewhere {
             DispatchQueue.global().async { [self] in settle(decode(response)) }
         } else {
             settle(decode(response))

@@ -58,18 +58,22 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     // MARK: Enqueue
 
-    /// Starts the first attempt.
+    /// Starts the first attempt, from the caller of `request`/`send`.
     func start() {
-        beginAttempt()
+        beginAttempt(fromCaller: true)
     }
 
     /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,
     /// so a pause holds them like new requests.
-    func beginAttempt() {
+    ///
+    /// - Parameter fromCaller: `true` for the first attempt, started on the thread that called
+    ///   `request`/`send`; retries and replays start on a timer's or the gate's queue.
+    func beginAttempt(fromCaller: Bool = false) {
         let ticket = core.gate.makeTicket()
         let attempt = state.withLock { state -> Int? in
             if case .finished = state.phase { return nil }
             state.attempt += 1
+            state.attemptStartedByCaller = fromCaller
             state.phase = .queued(ticket: ticket)
             state.deadlinePassedWhilePreparing = false
             state.sentRequest = nil
@@ -98,12 +102,16 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// Runs when the attempt leaves the gate: on the gate's queue, or on the submitting thread
     /// when the gate was open and idle (`onGateQueue == false`).
     func passGate(ticket: UInt64, onGateQueue: Bool) {
-        let attempt = state.withLock { state -> Int? in
+        let passed = state.withLock { state -> (attempt: Int, byCaller: Bool)? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
-            return state.attempt
+            return (state.attempt, state.attemptStartedByCaller)
         }
-        guard let attempt else { return }
+        guard let (attempt, startedByCaller) = passed else { return }
+        // An answer that arrives inside `send` is decoded right there only when `send` runs on
+        // the thread that called `request`: never on a gate's queue (it would hold up the
+        // requests behind), nor on the timer queue a retry starts from.
+        let onCallersThread = startedByCaller && !onGateQueue && !RequestGate.isRunningOnAGateQueue
 
         // Fields are read through `core` one at a time: binding `core.configuration` to a local
         // would copy (retain and release) the whole configuration on every request.
@@ -118,7 +126,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let sent = outgoing
 
         let task = core.transport.send(sent, context: context) { [self] result in
-            transportCompleted(result, attempt: attempt, request: sent, sentFromGateQueue: onGateQueue)
+            transportCompleted(result, attempt: attempt, request: sent, sentOnCallersThread: onCallersThread)
         }
 
         let timedOut = state.withLock { state -> Bool? in
@@ -147,10 +155,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// The transport's answer for `attempt`.
     ///
-    /// `sentFromGateQueue` tells where `send` was called: an answer that arrives inside `send`
-    /// then runs on that queue too.
+    /// `sentOnCallersThread` tells where `send` was called: an answer that arrives inside `send`
+    /// runs there too.
     private func transportCompleted(
-        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, sentFromGateQueue: Bool
+        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, sentOnCallersThread: Bool
     ) {
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
@@ -166,7 +174,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         guard let accepted else { return }  // late: the request timed out or was cancelled
         accepted.deadline?.cancel()
-        evaluate(result, request: sent, completedOnGateQueue: accepted.duringSend && sentFromGateQueue)
+        evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
     }
 
     // MARK: Deadline and cancellation
@@ -292,4 +300,7 @@ struct RequestState: Sendable {
     var deadlinePassedWhilePreparing = false
     /// The current attempt's request as sent (after credentials and plugins).
     var sentRequest: URLRequest?
+    /// The current attempt was started by the caller of `request`/`send` (the first attempt),
+    /// not by a retry timer or an authentication replay.
+    var attemptStartedByCaller = false
 }

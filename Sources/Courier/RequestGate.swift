@@ -41,6 +41,16 @@ final class RequestGate: Sendable {
 
     init(label: String = "courier.gate") {
         queue = DispatchQueue(label: label)
+        queue.setSpecific(key: RequestGate.queueKey, value: true)
+    }
+
+    /// Marks the queue of every gate (see ``isRunningOnAGateQueue``).
+    private static let queueKey = DispatchSpecificKey<Bool>()
+
+    /// `true` when the current code runs on the queue of any client's gate (including code that
+    /// a gate runs inline, such as a plugin's `willSend` for a request released by `resume()`).
+    static var isRunningOnAGateQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == true
     }
 
     /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.

@@ -38,16 +38,13 @@ extension Promise: PromiseUpstream {
     func _abort(
         with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
     ) -> (any PromiseUpstream)? {
-        let taken = _lock.withLock { () -> (PromiseObservers<Value>, [@Sendable () -> Void], (any PromiseUpstream)?)? in
-            guard let (observers, leftovers) = _settle(.failure(error)) else { return nil }
-            return (observers, leftovers.cancelHooks, leftovers.upstream)
-        }
-        guard let (observers, hooks, upstream) = taken else { return nil }
-        for hook in hooks { hook() }
+        // The leftovers (hooks, upstream link) leave the lock whole and are taken apart after it.
+        guard let (observers, leftovers) = _lock.withLock({ _settle(.failure(error)) }) else { return nil }
+        for hook in leftovers.cancelHooks { hook() }
         if !observers.isEmpty {
             deliveries.append { Promise._deliver(observers, of: self, .failure(error)) }
         }
-        return upstream
+        return leftovers.upstream
     }
 
     /// Adds a producer hook; see ``Resolver/onCancel(_:)``.

@@ -312,11 +312,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             _resolve(.failure(PromiseError.returnedSelf))
             return
         }
-        let accepted = _lock.withLock { () -> Bool in
-            guard !_core.isSettled else { return false }
-            _core.upstream = inner
-            return true
+        // The link replaced (the parent of a `then`/`recover` step) is released after the lock.
+        let (accepted, replaced) = _lock.withLock { () -> (Bool, (any PromiseUpstream)?) in
+            guard !_core.isSettled else { return (false, nil) }
+            var replaced: (any PromiseUpstream)? = inner
+            swap(&replaced, &_core.upstream)
+            return (true, replaced)
         }
+        withExtendedLifetime(replaced) {}
         if accepted {
             inner._observe(.pipe(self))
         } else if isCancelled {
@@ -328,10 +331,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// promise already settled.
     @usableFromInline
     func _setUpstream(_ upstream: any PromiseUpstream) -> Bool {
-        _lock.withLock {
-            guard !_core.isSettled else { return false }
-            _core.upstream = upstream
-            return true
+        // The link replaced is released after the lock.
+        let (accepted, replaced) = _lock.withLock { () -> (Bool, (any PromiseUpstream)?) in
+            guard !_core.isSettled else { return (false, nil) }
+            var replaced: (any PromiseUpstream)? = upstream
+            swap(&replaced, &_core.upstream)
+            return (true, replaced)
         }
+        withExtendedLifetime(replaced) {}
+        return accepted
     }
 }

@@ -27,7 +27,8 @@ import Musl
 /// - a promise with several observers notifies them as usual, so siblings on a concurrent
 ///   queue still run in parallel and observers of one promise keep their attachment order;
 /// - at most one job waits at any time, so finished steps are freed as they finish;
-/// - a batch takes at most ``maximumJoined`` steps; the step after them is dispatched as usual,
+/// - a batch runs the step that started it and at most ``maximumJoined`` more; the step after
+///   them is dispatched as usual,
 ///   so other blocks waiting on a serial queue (the main queue on Apple platforms) run between
 ///   stretches of a long chain instead of after all of it.
 @usableFromInline

@@ -270,46 +270,6 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(try empty.request(Ping()).wait(), JSON.null)
     }
 
-    /// Records where ``PipelineTests/WhereDecoded`` values were decoded.
-    static let decodingThreads = Protected<[(thread: ObjectIdentifier, onGateQueue: Bool)]>([])
-    static let gateQueueKey = DispatchSpecificKey<Bool>()
-
-    struct WhereDecoded: Decodable, Sendable {
-        init(from decoder: any Decoder) throws {
-            let onGate = DispatchQueue.getSpecific(key: PipelineTests.gateQueueKey) ?? false
-            PipelineTests.decodingThreads.withLock { $0.append((ObjectIdentifier(Thread.current), onGate)) }
-        }
-    }
-
-    struct GetWhereDecoded: Endpoint {
-        typealias Response = WhereDecoded
-        var path: String { "where" }
-    }
-
-    func test_givenTransportAnsweringInsideSend_whenGateIsOpen_thenDecodedOnTheCallersThreadBeforeRequestReturns() throws {
-        let client = try makeClient(RecordingTransport.answering(body: "{}"))
-        PipelineTests.decodingThreads.withLock { $0 = [] }
-        let promise = client.request(GetWhereDecoded())
-        XCTAssertTrue(promise.isFulfilled, "no hop: the answer was decoded inside request(_:)")
-        let threads = PipelineTests.decodingThreads.withLock { $0 }
-        XCTAssertEqual(threads.count, 1)
-        XCTAssertEqual(threads.first?.thread, ObjectIdentifier(Thread.current))
-    }
-
-    func test_givenTransportAnsweringInsideSend_whenReleasedByResume_thenDecodedOffTheGateQueue() throws {
-        let client = try makeClient(RecordingTransport.answering(body: "{}"))
-        client.core.gate.queue.setSpecific(key: PipelineTests.gateQueueKey, value: true)
-        PipelineTests.decodingThreads.withLock { $0 = [] }
-        client.pause()
-        let promises = (0..<3).map { _ in client.request(GetWhereDecoded()) }
-        XCTAssertTrue(promises.allSatisfy(\.isPending))
-        client.resume()
-        for promise in promises { _ = try promise.wait() }
-        let threads = PipelineTests.decodingThreads.withLock { $0 }
-        XCTAssertEqual(threads.count, 3)
-        XCTAssertEqual(threads.filter(\.onGateQueue).count, 0, "released requests are sent on the gate's queue but decoded off it")
-    }
-
     func test_givenUndecodableBody_whenDecoded_thenDecodingFailedCarriesTheResponse() throws {
         let client = try makeClient(RecordingTransport.answering(body: "not json"))
         guard case .decodingFailed(_, let response)? = error(of: client.request(GetUser())) else {

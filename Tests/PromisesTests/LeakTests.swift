@@ -162,7 +162,7 @@ final class LeakTests: XCTestCase {
         let (promise, resolver) = Promise<Int>.pending()
         do {
             let reader = ReadsPromiseWhenFreed(promise)
-            resolver.onCancel { _ = reader }  // the hook holds the reader's only reference
+            resolver.onCancel { withExtendedLifetime(reader) {} }  // the hook holds the reader's only reference
         }
         let settled = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
