@@ -19,33 +19,52 @@ import FoundationNetworking
 /// first-in, first-out). Starts that never see a `didReceive` are bounded: at most 64 per method and URL
 /// and 1 024 keys are kept, the oldest being dropped first.
 ///
+/// With `format: .curl`, the outgoing line is a `curl` command that repeats the request instead
+/// (see ``CurlCommand``), redacted the same way.
+///
 /// ```swift
 /// var configuration = NetworkClient.Configuration(baseURL: url)
 /// configuration.plugins = [LoggingPlugin()]                        // print to stdout
 /// configuration.plugins = [LoggingPlugin { logger.debug("\($0)") }] // or your logger
+/// configuration.plugins = [LoggingPlugin(format: .curl)]           // requests as curl commands
 /// ```
 public struct LoggingPlugin: RequestPlugin {
+    /// How an outgoing request is logged.
+    public enum Format: Sendable {
+        /// One line: method, URL, headers and body size (the default).
+        case summary
+        /// A `curl` command that repeats the request; see ``CurlCommand``.
+        case curl
+    }
+
+    private let format: Format
     private let log: @Sendable (String) -> Void
     private let clock: @Sendable () -> UInt64
     private let starts = StartTimes()
 
     /// Creates a logging plugin.
     ///
-    /// - Parameter log: receives each line; default `print`.
-    public init(log: @escaping @Sendable (String) -> Void = { print($0) }) {
-        self.init(log: log, clock: { DispatchTime.now().uptimeNanoseconds })
+    /// - Parameters:
+    ///   - format: How outgoing requests are logged. Default: ``Format/summary``.
+    ///   - log: Receives each line. Default: `print`.
+    public init(format: Format = .summary, log: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.init(format: format, log: log, clock: { DispatchTime.now().uptimeNanoseconds })
     }
 
     /// Creates a logging plugin with an injected monotonic clock in nanoseconds, for tests.
-    init(log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> UInt64) {
+    init(format: Format = .summary, log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> UInt64) {
+        self.format = format
         self.log = { line in log(Redaction.scrub(line)) }
         self.clock = clock
     }
 
-    /// Records the start time and logs `→ METHOD URL [headers]`.
+    /// Records the start time and logs `→ METHOD URL [headers]` (or `→ curl …`).
     public func willSend(_ request: URLRequest) {
         starts.push(clock(), for: Self.key(of: request))
-        log("→ " + Redaction.describe(request))
+        switch format {
+        case .summary: log("→ " + Redaction.describe(request))
+        case .curl: log("→ " + CurlCommand.string(for: request))
+        }
     }
 
     /// Logs `← STATUS METHOD URL (elapsed ms, size)` or `← failed METHOD URL (elapsed ms): error`.

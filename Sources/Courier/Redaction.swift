@@ -136,7 +136,7 @@ enum Redaction {
     }
 
     /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding.
-    private static func redact(parameters: Substring) -> String {
+    static func redact(parameters: Substring) -> String {
         parameters.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let rawName = pair[..<equals]

@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `curl` command line that repeats a request, for debugging and bug reports, with every
+/// secret redacted.
+///
+/// ```swift
+/// print(CurlCommand.string(for: request))
+/// // curl -X POST 'https://api.example.com/v1/login?api_key=<redacted>' \
+/// //   -H 'Authorization: <redacted>' \
+/// //   -H 'Content-Type: application/json' \
+/// //   --data-binary '{"password":"<redacted>","user":"ada"}'
+/// ```
+///
+/// - The URL and headers are redacted like every other description (credential-named headers
+///   and query items, user names and passwords in the URL); headers are sorted by name.
+/// - A JSON body is printed with credential-named members redacted at any depth (keys sorted);
+///   a form body (`application/x-www-form-urlencoded`) with credential-named fields redacted.
+///   Other bodies, and bodies over ``maximumPrintedBodySize`` bytes, are replaced by a
+///   placeholder that gives their size and type: they may hold secrets in a format the redaction
+///   cannot read.
+/// - Values are single-quoted for POSIX shells.
+///
+/// `LoggingPlugin(format: .curl)` logs each outgoing request this way, and
+/// ``NetworkClient/curlCommand(for:)`` renders an endpoint without sending it.
+public enum CurlCommand {
+    /// The largest body printed in full, in bytes (4 KiB).
+    public static let maximumPrintedBodySize = 4_096
+
+    /// The command for `request`; see ``CurlCommand`` for what is shown and what is redacted.
+    ///
+    /// - Parameter request: Any request; credentials in it are redacted, not removed.
+    /// - Returns: A command of one line per option, joined with ` \` continuations.
+    public static func string(for request: URLRequest) -> String {
+        let method = request.httpMethod ?? "GET"
+        var first = "curl"
+        switch method {
+        case "GET": break
+        case "HEAD": first += " --head"
+        default: first += " -X " + quote(method)
+        }
+        first += " " + quote(request.url.map(Redaction.redact) ?? "<no URL>")
+        var lines = [first]
+        let headers = Redaction.redact(request.allHTTPHeaderFields ?? [:])
+        for name in headers.keys.sorted() {
+            lines.append("-H " + quote("\(name): \(headers[name] ?? "")"))
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
+            lines.append("--data-binary " + quote(printable(body, contentType: contentType)))
+        }
+        return Redaction.scrub(lines.joined(separator: " \\\n  "))
+    }
+
+    /// The body as it can be shown: redacted JSON or form fields, or a placeholder.
+    private static func printable(_ body: Data, contentType: String?) -> String {
+        let type = contentType?.lowercased() ?? ""
+        let placeholder = "<\(body.count) bytes\(contentType.map { " of \($0)" } ?? "") not shown>"
+        guard body.count <= maximumPrintedBodySize else { return placeholder }
+        if type.contains("json"), let json = try? JSON(data: body) {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(Redaction.redactMembers(json)), let text = String(data: data, encoding: .utf8) {
+                return text
+            }
+            return placeholder
+        }
+        if type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: body, encoding: .utf8) {
+            return Redaction.redact(parameters: Substring(text))
+        }
+        return placeholder
+    }
+
+    /// `text` in single quotes, each `'` inside written as `'\''`.
+    private static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}
+
+extension NetworkClient {
+    /// The `curl` command for `endpoint` as ``makeURLRequest(for:)`` builds it (so without the
+    /// credentials the authenticator adds when it is sent), secrets redacted; see ``CurlCommand``.
+    ///
+    /// ```swift
+    /// print(try client.curlCommand(for: CreatePost(title: "Hello")))
+    /// ```
+    ///
+    /// - Throws: What ``makeURLRequest(for:)`` throws.
+    public func curlCommand<E: Endpoint>(for endpoint: E) throws -> String {
+        CurlCommand.string(for: try makeURLRequest(for: endpoint))
+    }
+}

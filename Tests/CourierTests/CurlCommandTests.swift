@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+@testable import Courier
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `CurlCommand`: a request as a `curl` command, with every secret redacted.
+final class CurlCommandTests: XCTestCase {
+    private func request(
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil
+    ) throws -> URLRequest {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
+        request.httpMethod = method
+        request.allHTTPHeaderFields = headers
+        request.httpBody = body.map { Data($0.utf8) }
+        return request
+    }
+
+    func test_givenGETWithHeaders_thenURLAndSortedHeadersAreQuotedOnePerLine() throws {
+        let command = CurlCommand.string(for: try request(
+            "https://api.example.com/v1/users/42?page=2", headers: ["X-Trace": "abc", "Accept": "application/json"]))
+        XCTAssertEqual(command, """
+            curl 'https://api.example.com/v1/users/42?page=2' \\
+              -H 'Accept: application/json' \\
+              -H 'X-Trace: abc'
+            """)
+    }
+
+    func test_givenPOSTWithJSONBodyAndCredentials_thenHeadersQueryAndBodyMembersAreRedacted() throws {
+        let command = CurlCommand.string(for: try request(
+            "https://api.example.com/login?api_key=K3Y-S3CR3T&v=1", method: "POST",
+            headers: ["Authorization": "Bearer T0KEN-S3CR3T", "Content-Type": "application/json"],
+            body: #"{"user":"ada","password":"P4SS-S3CR3T","profile":{"refresh_token":"R3FR3SH"}}"#))
+        XCTAssertEqual(command, """
+            curl -X 'POST' 'https://api.example.com/login?api_key=<redacted>&v=1' \\
+              -H 'Authorization: <redacted>' \\
+              -H 'Content-Type: application/json' \\
+              --data-binary '{"password":"<redacted>","profile":{"refresh_token":"<redacted>"},"user":"ada"}'
+            """)
+        for secret in ["K3Y-S3CR3T", "T0KEN-S3CR3T", "P4SS-S3CR3T", "R3FR3SH"] {
+            XCTAssertFalse(command.contains(secret), "\(secret) leaked")
+        }
+    }
+
+    func test_givenFormBody_thenCredentialFieldsAreRedacted() throws {
+        let command = CurlCommand.string(for: try request(
+            "https://api.example.com/oauth/token", method: "POST",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: "grant_type=password&username=ada&password=P4SS&client_secret=S3CR3T"))
+        XCTAssertTrue(command.hasSuffix(
+            "--data-binary 'grant_type=password&username=ada&password=<redacted>&client_secret=<redacted>'"), command)
+    }
+
+    func test_givenBinaryTextOrLargeBodies_thenOnlyTheirSizeAndTypeAreShown() throws {
+        let png = CurlCommand.string(for: try request(
+            "https://api.example.com/avatar", method: "PUT", headers: ["Content-Type": "image/png"], body: "PNGDATA"))
+        XCTAssertTrue(png.hasSuffix("--data-binary '<7 bytes of image/png not shown>'"), png)
+        let text = CurlCommand.string(for: try request(
+            "https://api.example.com/notes", method: "POST", headers: ["Content-Type": "text/plain"], body: "my password is hunter2"))
+        XCTAssertFalse(text.contains("hunter2"), "a text body may hold secrets the redaction cannot find")
+        let large = String(repeating: "a", count: CurlCommand.maximumPrintedBodySize)
+        let big = CurlCommand.string(for: try request(
+            "https://api.example.com/big", method: "POST", headers: ["Content-Type": "application/json"],
+            body: #"[""# + large + #""]"#))
+        XCTAssertTrue(big.hasSuffix("--data-binary '<\(large.utf8.count + 4) bytes of application/json not shown>'"), big)
+    }
+
+    func test_givenSingleQuotesInValues_thenTheyAreEscapedForTheShell() throws {
+        let command = CurlCommand.string(for: try request(
+            "https://api.example.com/search?q=it's", headers: ["X-Note": "Ada's"]))
+        XCTAssertEqual(command, """
+            curl 'https://api.example.com/search?q=it'\\''s' \\
+              -H 'X-Note: Ada'\\''s'
+            """)
+    }
+
+    func test_givenHEAD_thenItUsesTheHeadOption() throws {
+        XCTAssertEqual(CurlCommand.string(for: try request("https://api.example.com/ping", method: "HEAD")),
+                       "curl --head 'https://api.example.com/ping'")
+    }
+
+    func test_givenARegisteredSecretValueInAnUnredactedPlace_thenItIsScrubbed() throws {
+        Redaction.register(secretValue: "CURL-REGISTERED-SECRET")
+        let command = CurlCommand.string(for: try request(
+            "https://api.example.com/echo", headers: ["X-Echo": "CURL-REGISTERED-SECRET"]))
+        XCTAssertFalse(command.contains("CURL-REGISTERED-SECRET"))
+        XCTAssertTrue(command.contains("-H 'X-Echo: <redacted>'"), command)
+    }
+
+    func test_givenAnEndpoint_thenTheClientRendersWhatItWouldBuild() throws {
+        struct CreatePost: Endpoint {
+            var path: String { "posts" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody { .data(Data(#"{"title":"Hello"}"#.utf8), contentType: "application/json") }
+        }
+        let client = NetworkClient(baseURL: try XCTUnwrap(URL(string: "https://blog.example.com/api/")))
+        XCTAssertEqual(try client.curlCommand(for: CreatePost()), """
+            curl -X 'POST' 'https://blog.example.com/api/posts' \\
+              -H 'Accept: application/json' \\
+              -H 'Content-Type: application/json' \\
+              --data-binary '{"title":"Hello"}'
+            """)
+    }
+
+    func test_givenLoggingPluginInCurlFormat_thenTheOutgoingLineIsTheRedactedCommand() throws {
+        let lines = Protected<[String]>([])
+        let plugin = LoggingPlugin(format: .curl) { line in lines.withLock { $0.append(line) } }
+        plugin.willSend(try request("https://api.example.com/me", headers: ["Authorization": "Bearer T0KEN"]))
+        XCTAssertEqual(lines.withLock { $0 }, ["→ curl 'https://api.example.com/me' \\\n  -H 'Authorization: <redacted>'"])
+    }
+}
