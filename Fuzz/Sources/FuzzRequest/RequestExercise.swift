@@ -94,8 +94,10 @@ enum RequestExercise {
                && pair[0].removingPercentEncoding == fields.formName
                && pair[1].removingPercentEncoding == fields.formValue, "the form does not round-trip: \(form)")
 
+        let curl = CurlCommand.string(for: request)  // must not trap on any request
         if plant {
             expect(!Redaction.describe(request).contains(canary), "Redaction.describe leaks the canary")
+            expect(!curl.contains(canary), "CurlCommand leaks the canary")
         }
     }
 
