@@ -8,20 +8,27 @@ import FoundationNetworking
 ///
 /// ```swift
 /// print(CurlCommand.string(for: request))
-/// // curl -X POST 'https://api.example.com/v1/login?api_key=<redacted>' \
+/// // curl -X 'POST' 'https://api.example.com/v1/login?api_key=<redacted>' \
 /// //   -H 'Authorization: <redacted>' \
 /// //   -H 'Content-Type: application/json' \
-/// //   --data-binary '{"password":"<redacted>","user":"ada"}'
+/// //   --data-raw '{"password":"<redacted>","user":"ada"}'
 /// ```
 ///
 /// - The URL and headers are redacted like every other description (credential-named headers
 ///   and query items, user names and passwords in the URL); headers are sorted by name.
-/// - A JSON body is printed with credential-named members redacted at any depth (keys sorted);
-///   a form body (`application/x-www-form-urlencoded`) with credential-named fields redacted.
-///   Other bodies, and bodies over ``maximumPrintedBodySize`` bytes, are replaced by a
-///   placeholder that gives their size and type: they may hold secrets in a format the redaction
-///   cannot read.
-/// - Values are single-quoted for POSIX shells.
+/// - A JSON body is printed with credential-named members redacted at any depth. It is
+///   re-encoded from its parsed form: keys come out sorted, and numbers are JSON numbers of
+///   this library (`Double`), so an integer beyond 2⁵³ or a `1.0` may print differently from
+///   what was sent.
+/// - A form body (`application/x-www-form-urlencoded`) is printed with credential-named fields
+///   redacted, if it is made of `name=value` pairs only.
+/// - Other bodies, and bodies over ``maximumPrintedBodySize`` bytes, are replaced by a
+///   placeholder that gives their size and type: they may hold secrets in a format the
+///   redaction cannot read.
+/// - Registered credential values (a ``TokenAuthenticator``'s tokens) are redacted wherever
+///   they appear, also inside JSON strings and percent-encoded fields.
+/// - Values are single-quoted for POSIX shells; the body is passed with `--data-raw`, so a
+///   body starting with `@` is never read as a file name.
 ///
 /// `LoggingPlugin(format: .curl)` logs each outgoing request this way, and
 /// ``NetworkClient/curlCommand(for:)`` renders an endpoint without sending it.
@@ -35,21 +42,24 @@ public enum CurlCommand {
     /// - Returns: A command of one line per option, joined with ` \` continuations.
     public static func string(for request: URLRequest) -> String {
         let method = request.httpMethod ?? "GET"
+        let body = request.httpBody.flatMap { $0.isEmpty ? nil : $0 }
+        let url = Redaction.scrub(request.url.map(Redaction.redact) ?? "<no URL>")
         var first = "curl"
         switch method {
-        case "GET": break
+        case "GET" where body == nil: break  // with a body, curl would send a POST
         case "HEAD": first += " --head"
         default: first += " -X " + quote(method)
         }
-        first += " " + quote(request.url.map(Redaction.redact) ?? "<no URL>")
+        if url.contains(where: { "[]{}".contains($0) }) { first += " --globoff" }
+        first += " " + quote(url)
         var lines = [first]
         let headers = Redaction.redact(request.allHTTPHeaderFields ?? [:])
         for name in headers.keys.sorted() {
-            lines.append("-H " + quote("\(name): \(headers[name] ?? "")"))
+            lines.append("-H " + quote(Redaction.scrub("\(name): \(headers[name] ?? "")")))
         }
-        if let body = request.httpBody, !body.isEmpty {
+        if let body {
             let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
-            lines.append("--data-binary " + quote(printable(body, contentType: contentType)))
+            lines.append("--data-raw " + quote(printable(body, contentType: contentType)))
         }
         return Redaction.scrub(lines.joined(separator: " \\\n  "))
     }
@@ -62,15 +72,26 @@ public enum CurlCommand {
         if type.contains("json"), let json = try? JSON(data: body) {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(Redaction.redactMembers(json)), let text = String(data: data, encoding: .utf8) {
+            let redacted = Redaction.scrubStrings(Redaction.redactMembers(json))
+            if let data = try? encoder.encode(redacted), let text = String(data: data, encoding: .utf8) {
                 return text
             }
             return placeholder
         }
-        if type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: body, encoding: .utf8) {
+        if type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: body, encoding: .utf8),
+           isFormEncoded(text) {
             return Redaction.redact(parameters: Substring(text))
         }
         return placeholder
+    }
+
+    /// Whether `text` is made of `name=value` pairs joined by `&`, in form-encoding characters
+    /// only; anything else (JSON sent as a form, `;` separators) could hide a field from the
+    /// redaction.
+    private static func isFormEncoded(_ text: String) -> Bool {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%+=&*")
+        guard text.allSatisfy(allowed.contains) else { return false }
+        return text.split(separator: "&").allSatisfy { $0.contains("=") }
     }
 
     /// `text` in single quotes, each `'` inside written as `'\''`.

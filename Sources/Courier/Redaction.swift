@@ -17,21 +17,32 @@ enum Redaction {
     ]
     private static let sensitiveHeaderFragments = [
         "token", "secret", "api-key", "api_key", "apikey", "password", "authorization", "cookie",
+        "signature", "jwt", "credential",
     ]
 
     private static let sensitiveQueryNames: Set<String> = [
         "key", "code", "sig", "signature", "auth", "authorization", "password", "passwd", "pwd",
-        "session", "sessionid", "session_id", "jwt", "credential", "credentials",
+        "session", "sessionid", "session_id", "jwt", "credential", "credentials", "pass",
     ]
-    private static let sensitiveQueryFragments = ["token", "secret", "api_key", "api-key", "apikey", "password"]
+    private static let sensitiveQueryFragments = [
+        "token", "secret", "api_key", "api-key", "apikey", "password", "signature", "jwt", "credential",
+    ]
+
+    /// `key` alone or as the last word of a name (`X-Auth-Key`, `Ocp-Apim-Subscription-Key`,
+    /// `private_key`, `access_key`): keys are credentials in most APIs. (`Idempotency-Key` is
+    /// redacted too, which costs nothing.)
+    private static func endsInKey(_ name: String) -> Bool {
+        name == "key" || name.hasSuffix("-key") || name.hasSuffix("_key") || name.hasSuffix(".key")
+    }
 
     /// `true` when a header with this name carries a credential: `Authorization`, `Proxy-Authorization`,
-    /// `Cookie`, `Set-Cookie`, `X-Auth-Token`, `X-Api-Key`, or any name containing `token`, `secret`,
-    /// `api-key` (also `api_key`, `apikey`) or `password`. Case-insensitive.
+    /// `Cookie`, `Set-Cookie`, `X-Auth-Token`, `X-Api-Key`, any name containing `token`, `secret`,
+    /// `api-key` (also `api_key`, `apikey`), `password`, `signature`, `jwt` or `credential`, and any
+    /// name whose last word is `key` (`X-Auth-Key`). Case-insensitive.
     static func isSensitive(headerName: String) -> Bool {
         let name = headerName.lowercased()
         return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }
-            || registeredHeaderNames.withLock { $0.contains(name) }
+            || endsInKey(name) || registeredHeaderNames.withLock { $0.contains(name) }
     }
 
     /// Header names declared sensitive at run time (a ``TokenAuthenticator``'s `headerField`, or
@@ -90,10 +101,17 @@ enum Redaction {
     }
 
     /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,
-    /// `api_key`, `apiKey`, `client_secret`, `password`, `key`, `code`, `sig`, `signature` and the like.
+    /// `api_key`, `apiKey`, `client_secret`, `password`, `pass`, `key`, `private_key`, `code`, `sig`,
+    /// `signature`, `X-Amz-Signature`, `oauth_signature` and the like.
     static func isSensitive(queryItemName: String) -> Bool {
         let name = queryItemName.lowercased()
         return sensitiveQueryNames.contains(name) || sensitiveQueryFragments.contains { name.contains($0) }
+            || endsInKey(name)
+    }
+
+    /// `true` when `text` contains a registered secret value (see ``register(secretValue:)``).
+    static func containsRegisteredSecret(_ text: String) -> Bool {
+        registeredSecretValues.withLock { values in values.contains { text.contains($0) } }
     }
 
     /// The headers with every sensitive value replaced by ``placeholder``.
@@ -130,20 +148,57 @@ enum Redaction {
             text += "?" + redact(parameters: query)
         }
         if let fragment {
-            text += "#" + (fragment.contains("=") ? redact(parameters: fragment) : String(fragment))
+            text += "#" + redact(fragment: fragment)
         }
         return text
     }
 
-    /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding.
+    /// A fragment with its parameters redacted; a hash route (`#/callback?code=XYZ&state=1`) keeps
+    /// the route and has the parameters after its last `?` redacted.
+    private static func redact(fragment: Substring) -> String {
+        guard fragment.contains("=") else { return String(fragment) }
+        if let mark = fragment.lastIndex(of: "?") {
+            return fragment[...mark] + redact(parameters: fragment[fragment.index(after: mark)...])
+        }
+        return redact(parameters: fragment)
+    }
+
+    /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding, and a
+    /// value that decodes to text containing a registered secret is redacted whatever its name.
     static func redact(parameters: Substring) -> String {
         parameters.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let rawName = pair[..<equals]
-            let name = String(rawName).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-                ?? String(rawName)
-            return isSensitive(queryItemName: name) ? rawName + "=" + placeholder : String(pair)
+            let name = formDecoded(rawName)
+            if isSensitive(queryItemName: name) || containsRegisteredSecret(formDecoded(pair[pair.index(after: equals)...])) {
+                return rawName + "=" + placeholder
+            }
+            return String(pair)
         }.joined(separator: "&")
+    }
+
+    /// A query or form component decoded: `+` as a space, then percent escapes.
+    private static func formDecoded(_ raw: Substring) -> String {
+        String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(raw)
+    }
+
+    /// `json` with every string (member names included) that contains a registered secret value
+    /// replaced by ``placeholder``, so that JSON escaping cannot hide it from ``scrub(_:)``.
+    static func scrubStrings(_ json: JSON) -> JSON {
+        switch json {
+        case .string(let text):
+            return containsRegisteredSecret(text) ? .string(placeholder) : json
+        case .object(let members):
+            var result: [String: JSON] = [:]
+            for (key, value) in members {
+                result[containsRegisteredSecret(key) ? placeholder : key] = scrubStrings(value)
+            }
+            return .object(result)
+        case .array(let items):
+            return .array(items.map(scrubStrings))
+        default:
+            return json
+        }
     }
 
     /// A one-line, secret-free description of a request: method, redacted URL, redacted headers

@@ -7,7 +7,8 @@ import FoundationNetworking
 ///
 /// - Redirects to the same host keep every header. A redirect to another host drops
 ///   `Authorization`, `Cookie`, `Proxy-Authorization` and every other header that
-///   ``NetworkError`` descriptions would redact (names containing "token", "secret" or "api-key"),
+///   ``NetworkError`` descriptions would redact (names containing "token", "secret", "api-key",
+///   "signature" and the like, or ending in "key"),
 ///   because FoundationNetworking on Linux would forward them all.
 /// - A redirect from `https` to `http` is refused: the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` rather than sending anything in clear text.

@@ -8,7 +8,8 @@ import FoundationNetworking
 final class RedactionTests: XCTestCase {
     func test_givenHeaderNames_whenChecked_thenCredentialsAreSensitive() {
         let sensitive = ["Authorization", "authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
-                         "X-Auth-Token", "X-Api-Key", "x-refresh-token", "Client-Secret", "My-API-Key"]
+                         "X-Auth-Token", "X-Api-Key", "x-refresh-token", "Client-Secret", "My-API-Key",
+                         "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Hub-Signature", "X-Goog-IAP-JWT-Assertion"]
         let plain = ["Accept", "Content-Type", "User-Agent", "X-Request-ID", "Cache-Control"]
         for name in sensitive { XCTAssertTrue(Redaction.isSensitive(headerName: name), name) }
         for name in plain { XCTAssertFalse(Redaction.isSensitive(headerName: name), name) }
@@ -28,6 +29,8 @@ final class RedactionTests: XCTestCase {
             ("https://api.example.com/a?ACCESS%5FTOKEN=abc", "https://api.example.com/a?ACCESS%5FTOKEN=<redacted>"),
             ("https://user:pw@api.example.com/a", "https://api.example.com/a"),
             ("https://app.example.com/cb#access_token=abc&state=1", "https://app.example.com/cb#access_token=<redacted>&state=1"),
+            ("https://app.example.com/#/cb?code=abc&state=1", "https://app.example.com/#/cb?code=<redacted>&state=1"),
+            ("https://s3.example.com/o?X-Amz-Signature=abc&X-Amz-Credential=def", "https://s3.example.com/o?X-Amz-Signature=<redacted>&X-Amz-Credential=<redacted>"),
             ("https://api.example.com/a?flag&page=1", "https://api.example.com/a?flag&page=1"),
             ("https://api.example.com/a", "https://api.example.com/a"),
         ]
