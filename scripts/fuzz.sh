@@ -14,8 +14,16 @@
 #   FUZZ_JOBS=2 scripts/fuzz.sh                   # parallel fuzzing processes per target (default 1)
 #   FUZZ_TARGET=FuzzClient scripts/fuzz.sh Fuzz/Findings/FuzzClient-crash-...   # replay one input
 #
-# Exit status: 0 when no target found anything, 1 when libFuzzer reported a crash, leak, timeout or
+# Exit status: 0 when no target found anything, 1 when libFuzzer reported a crash, timeout or
 # out-of-memory (the input is copied to Fuzz/Findings/, which git ignores), 2 when the build failed.
+#
+# Leak detection is off (-detect_leaks=0 and ASAN_OPTIONS=detect_leaks=0). LeakSanitizer cannot follow Swift's tagged pointers:
+# a `Data` of 15 bytes or more keeps its storage reference inside an enum payload with tag bits
+# set, so LSan reports it as leaked while it is still held. Six lines reproduce it: a live
+# global object holding a 26-byte `Data`, built with -sanitize=address, "leaks" 91 bytes at exit
+# (65 + 26, the storage object and its bytes). FuzzClient hit exactly that on the fuzz input's
+# body, held by the stub until the next input. Courier's lifetimes are checked by the weak-
+# reference tests instead (LeakTests, Tests/CourierTests/Reliability).
 # Needs the swift.org toolchain on Linux (Xcode's toolchain has no libFuzzer).
 set -uo pipefail
 
@@ -26,6 +34,8 @@ JOBS="${FUZZ_JOBS:-1}"
 RSS_LIMIT_MB="${FUZZ_RSS_LIMIT_MB:-2048}"
 TARGET="${FUZZ_TARGET:-all}"
 BIN_DIR="$FUZZ/.build/debug"
+# No leak check at exit either (see "Leak detection is off" above).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 case "$TARGET" in
     all) TARGETS=(FuzzResponse FuzzClient FuzzRequest) ;;
@@ -69,7 +79,7 @@ for name in "${TARGETS[@]}"; do
     START=$(date +%s)
     # Run inside the work directory: with -jobs, libFuzzer writes fuzz-<n>.log to the current directory.
     (cd "$WORK/$name" && "$BIN_DIR/$name" "$WORK/$name/corpus" \
-        -max_total_time="$SECONDS_BUDGET" -rss_limit_mb="$RSS_LIMIT_MB" -max_len=32768 -timeout=30 \
+        -max_total_time="$SECONDS_BUDGET" -rss_limit_mb="$RSS_LIMIT_MB" -max_len=32768 -timeout=30 -detect_leaks=0 \
         "${DICT[@]}" -artifact_prefix="$WORK/$name/artifacts/$name-" \
         -print_final_stats=1 "${PARALLEL[@]}" >"$LOG" 2>&1)
     STATUS=$?
