@@ -39,7 +39,8 @@ extension Promise: PromiseUpstream {
         with error: PromiseError, deferring deliveries: inout [@Sendable () -> Void]
     ) -> (any PromiseUpstream)? {
         // The leftovers (hooks, upstream link) leave the lock whole and are taken apart after it.
-        guard let (observers, leftovers) = _lock.withLock({ _settle(.failure(error)) }) else { return nil }
+        var leftovers = PromiseLeftovers()
+        guard let observers = _lock.withLock({ _settle(.failure(error), leftovers: &leftovers) }) else { return nil }
         for hook in leftovers.cancelHooks { hook() }
         if !observers.isEmpty {
             deliveries.append { Promise._deliver(observers, of: self, .failure(error)) }

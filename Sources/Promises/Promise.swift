@@ -182,22 +182,29 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Settles a pending promise with `result` and returns its observers (see
-    /// `PromiseCore.settle()`), or `nil` when it had already settled. Call with the lock held.
+    /// `PromiseCore.settle(leftovers:)`), or `nil` when it had already settled. Call with the lock held.
     @inlinable
     func _settle(
-        _ result: Result<Value, any Error>
-    ) -> (observers: PromiseObservers<Value>, leftovers: PromiseLeftovers)? {
+        _ result: Result<Value, any Error>, leftovers: inout PromiseLeftovers
+    ) -> PromiseObservers<Value>? {
         guard !_core.isSettled else { return nil }
         _record(result)
-        return _core.settle()
+        return _core.settle(leftovers: &leftovers)
+    }
+
+    /// Rejects the promise with ``PromiseError/resolverReleased`` if it is pending: its resolver
+    /// went away without settling it.
+    @usableFromInline @inline(never)
+    func _rejectAbandoned() {
+        _resolve(.failure(PromiseError.resolverReleased))
     }
 
     /// Settles the promise if it is pending and notifies its observers. Returns whether it did.
     @inlinable
     @discardableResult
     func _resolve(_ result: Result<Value, any Error>) -> Bool {
-        // `leftovers` is released when this function returns, after the lock.
-        guard let (observers, leftovers) = _lock.withLock({ _settle(result) }) else { return false }
+        var leftovers = PromiseLeftovers()  // released when this function returns, after the lock
+        guard let observers = _lock.withLock({ _settle(result, leftovers: &leftovers) }) else { return false }
         if !observers.isEmpty { Promise._deliver(observers, of: self, result) }
         withExtendedLifetime(leftovers) {}
         return true
@@ -227,16 +234,16 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// other observer is notified as usual.
     @inlinable
     func _resolve(_ result: Result<Value, any Error>, fromStepIn batch: UnsafeMutablePointer<StepBatch>) {
-        let settled = _lock.withLock {
-            () -> (observers: PromiseObservers<Value>, leftovers: PromiseLeftovers, soleStep: Bool)? in
-            let soleStep = _core.soleObserverIsStep
-            guard let (observers, leftovers) = _settle(result) else { return nil }
-            return (observers, leftovers, soleStep)
+        var leftovers = PromiseLeftovers()  // released when this function returns, after the lock
+        var soleStep = false
+        let observers = _lock.withLock { () -> PromiseObservers<Value>? in
+            soleStep = _core.soleObserverIsStep
+            return _settle(result, leftovers: &leftovers)
         }
-        // The leftovers are released after the lock, when `settled` goes.
-        guard let settled, !settled.observers.isEmpty else { return }
-        if settled.soleStep, case .one = settled.observers { batch.pointee.isAccepting = true }
-        Promise._deliver(settled.observers, of: self, result)
+        defer { withExtendedLifetime(leftovers) {} }
+        guard let observers, !observers.isEmpty else { return }
+        if soleStep, case .one = observers { batch.pointee.isAccepting = true }
+        Promise._deliver(observers, of: self, result)
         batch.pointee.isAccepting = false
     }
 
@@ -295,10 +302,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         case .callback(let body):
             body(result)
         case .pipe(let target):
-            if let (more, leftovers) = target._lock.withLock({ target._settle(result) }) {
-                if !more.isEmpty { backlog.append(Pending(more, target)) }
-                withExtendedLifetime(leftovers) {}  // released after the lock
+            var leftovers = PromiseLeftovers()  // released after the lock
+            if let more = target._lock.withLock({ target._settle(result, leftovers: &leftovers) }), !more.isEmpty {
+                backlog.append(Pending(more, target))
             }
+            withExtendedLifetime(leftovers) {}
         case .collect(let collector, let index):
             collector.receive(result, at: index)
         }

@@ -17,8 +17,9 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
     }
 
     deinit {
-        // Checked first so that the common case (already settled) boxes no error.
-        if promise.isPending { promise._resolve(.failure(PromiseError.resolverReleased)) }
+        // Checked first so that the common case (already settled) boxes no error; the rejection
+        // lives in a function of its own so that this `deinit` needs no `Result` metadata.
+        if promise.isPending { promise._rejectAbandoned() }
     }
 
     /// Fulfils the promise with `value`, unless it has already settled.
