@@ -72,7 +72,7 @@ public enum CurlCommand {
         if type.contains("json"), let json = try? JSON(data: body) {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let redacted = Redaction.scrubStrings(Redaction.redactMembers(json))
+            let redacted = Redaction.redactMembers(json, scrubbingStrings: true)
             if let data = try? encoder.encode(redacted), let text = String(data: data, encoding: .utf8) {
                 return text
             }

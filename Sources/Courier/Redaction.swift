@@ -84,17 +84,23 @@ enum Redaction {
     }
 
     /// `json` with the values of credential-named members (at any depth) replaced by ``placeholder``.
-    static func redactMembers(_ json: JSON) -> JSON {
+    ///
+    /// With `scrubbingStrings`, every string (member names included) that contains a registered
+    /// secret value is replaced too, so that JSON escaping cannot hide it from ``scrub(_:)``.
+    static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false) -> JSON {
         switch json {
+        case .string(let text) where scrubbingStrings && containsRegisteredSecret(text):
+            return .string(placeholder)
         case .object(let members):
             var result: [String: JSON] = [:]
             for (key, value) in members {
                 let secret = isSensitive(headerName: key) || isSensitive(queryItemName: key)
-                result[key] = secret ? .string(placeholder) : redactMembers(value)
+                let name = scrubbingStrings && containsRegisteredSecret(key) ? placeholder : key
+                result[name] = secret ? .string(placeholder) : redactMembers(value, scrubbingStrings: scrubbingStrings)
             }
             return .object(result)
         case .array(let items):
-            return .array(items.map(redactMembers))
+            return .array(items.map { redactMembers($0, scrubbingStrings: scrubbingStrings) })
         default:
             return json
         }
@@ -180,25 +186,6 @@ enum Redaction {
     /// A query or form component decoded: `+` as a space, then percent escapes.
     private static func formDecoded(_ raw: Substring) -> String {
         String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(raw)
-    }
-
-    /// `json` with every string (member names included) that contains a registered secret value
-    /// replaced by ``placeholder``, so that JSON escaping cannot hide it from ``scrub(_:)``.
-    static func scrubStrings(_ json: JSON) -> JSON {
-        switch json {
-        case .string(let text):
-            return containsRegisteredSecret(text) ? .string(placeholder) : json
-        case .object(let members):
-            var result: [String: JSON] = [:]
-            for (key, value) in members {
-                result[containsRegisteredSecret(key) ? placeholder : key] = scrubStrings(value)
-            }
-            return .object(result)
-        case .array(let items):
-            return .array(items.map(scrubStrings))
-        default:
-            return json
-        }
     }
 
     /// A one-line, secret-free description of a request: method, redacted URL, redacted headers

@@ -60,20 +60,17 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// Starts the first attempt, from the caller of `request`/`send`.
     func start() {
-        beginAttempt(fromCaller: true)
+        beginAttempt()
     }
 
     /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,
-    /// so a pause holds them like new requests.
-    ///
-    /// - Parameter fromCaller: `true` for the first attempt, started on the thread that called
-    ///   `request`/`send`; retries and replays start on a timer's or the gate's queue.
-    func beginAttempt(fromCaller: Bool = false) {
+    /// so a pause holds them like new requests; they start on a timer's or the gate's queue,
+    /// only the first attempt on the caller's thread.
+    func beginAttempt() {
         let ticket = core.gate.makeTicket()
         let attempt = state.withLock { state -> Int? in
             if case .finished = state.phase { return nil }
             state.attempt += 1
-            state.attemptStartedByCaller = fromCaller
             state.phase = .queued(ticket: ticket)
             state.deadlinePassedWhilePreparing = false
             state.sentRequest = nil
@@ -100,18 +97,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     // MARK: Dequeue and transport
 
     /// Runs when the attempt leaves the gate: on the gate's queue, or on the submitting thread
-    /// when the gate was open and idle (`onGateQueue == false`).
-    func passGate(ticket: UInt64, onGateQueue: Bool) {
-        let passed = state.withLock { state -> (attempt: Int, byCaller: Bool)? in
+    /// when the gate was open and idle.
+    func passGate(ticket: UInt64) {
+        let attempt = state.withLock { state -> Int? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
-            return (state.attempt, state.attemptStartedByCaller)
+            return state.attempt
         }
-        guard let (attempt, startedByCaller) = passed else { return }
+        guard let attempt else { return }
         // An answer that arrives inside `send` is decoded right there only when `send` runs on
-        // the thread that called `request`: never on a gate's queue (it would hold up the
-        // requests behind), nor on the timer queue a retry starts from.
-        let onCallersThread = startedByCaller && !onGateQueue && !RequestGate.isRunningOnAGateQueue
+        // the thread that called `request`, that is for the first attempt (retries and replays
+        // start on a timer's queue) and off every gate's queue (decoding there would hold up
+        // the requests behind).
+        let onCallersThread = attempt == 1 && !RequestGate.isRunningOnAGateQueue
 
         // Fields are read through `core` one at a time: binding `core.configuration` to a local
         // would copy (retain and release) the whole configuration on every request.
@@ -300,7 +298,4 @@ struct RequestState: Sendable {
     var deadlinePassedWhilePreparing = false
     /// The current attempt's request as sent (after credentials and plugins).
     var sentRequest: URLRequest?
-    /// The current attempt was started by the caller of `request`/`send` (the first attempt),
-    /// not by a retry timer or an authentication replay.
-    var attemptStartedByCaller = false
 }

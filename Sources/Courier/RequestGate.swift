@@ -5,8 +5,8 @@ protocol GatedRequest: AnyObject, Sendable {
     /// `true` for requests that no pause holds (endpoints with `requiresAuthentication == false`).
     var bypassesPause: Bool { get }
     /// Called when the request leaves the gate: on the submitting thread when the gate was open
-    /// and idle (`onGateQueue == false`), otherwise on the gate's queue (`onGateQueue == true`).
-    func passGate(ticket: UInt64, onGateQueue: Bool)
+    /// and idle, otherwise on the gate's queue (see ``RequestGate/isRunningOnAGateQueue``).
+    func passGate(ticket: UInt64)
     /// Called when the client went away while the request was held: it will never be released.
     func gateClosed()
 }
@@ -135,7 +135,7 @@ final class RequestGate: Sendable {
     private func route(_ request: any GatedRequest, ticket: UInt64, onQueue: Bool) {
         switch admit(request, ticket: ticket, onQueue: onQueue) {
         case .pass:
-            request.passGate(ticket: ticket, onGateQueue: onQueue)
+            request.passGate(ticket: ticket)
         case .queued:
             queue.async { [self] in
                 state.withLock { $0.queuedBlocks -= 1 }

@@ -320,15 +320,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
             _resolve(.failure(PromiseError.returnedSelf))
             return
         }
-        // The link replaced (the parent of a `then`/`recover` step) is released after the lock.
-        let (accepted, replaced) = _lock.withLock { () -> (Bool, (any PromiseUpstream)?) in
-            guard !_core.isSettled else { return (false, nil) }
-            var replaced: (any PromiseUpstream)? = inner
-            swap(&replaced, &_core.upstream)
-            return (true, replaced)
-        }
-        withExtendedLifetime(replaced) {}
-        if accepted {
+        if _setUpstream(inner) {
             inner._observe(.pipe(self))
         } else if isCancelled {
             inner.cancel()
@@ -336,10 +328,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Points cancellation at `upstream`; returns `false` (and leaves it alone) when this
-    /// promise already settled.
+    /// promise already settled. The link it replaces (the parent of a `then`/`recover` step) is
+    /// released after the lock.
     @usableFromInline
     func _setUpstream(_ upstream: any PromiseUpstream) -> Bool {
-        // The link replaced is released after the lock.
         let (accepted, replaced) = _lock.withLock { () -> (Bool, (any PromiseUpstream)?) in
             guard !_core.isSettled else { return (false, nil) }
             var replaced: (any PromiseUpstream)? = upstream

@@ -35,7 +35,7 @@ final class RequestGateTests: XCTestCase {
             self.log = log
         }
 
-        func passGate(ticket: UInt64, onGateQueue: Bool) { log.add("\(name) passed") }
+        func passGate(ticket: UInt64) { log.add("\(name) passed") }
         func gateClosed() { log.add("\(name) closed") }
     }
 
