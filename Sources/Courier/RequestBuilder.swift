@@ -139,13 +139,20 @@ extension String {
 enum HeaderValidation {
     static func check(_ headers: [String: String]) throws(NetworkError) {
         for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, allBytes(of: name, satisfy: isTokenByte) else {
                 throw .invalidRequest(reason: "the header name \"\(printable(name))\" is not a valid HTTP token")
             }
-            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            if !allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) {
                 throw .invalidRequest(reason: "the value of header \"\(name)\" contains a line break or NUL")
             }
         }
+    }
+
+    /// Whether every UTF-8 byte of `text` passes `test`; scans the contiguous bytes of a native
+    /// string directly (the common case) and falls back to the UTF-8 view otherwise.
+    private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(test) }) { return result }
+        return text.utf8.allSatisfy(test)
     }
 
     /// RFC 9110 `tchar`: visible ASCII except separators.
@@ -153,8 +160,12 @@ enum HeaderValidation {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            return false
         }
     }
 

@@ -14,7 +14,10 @@ extension Promise {
     public var value: Value {
         get async throws {
             try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                // Unsafe rather than checked: the checked variant allocates a canary object per
+                // await. The continuation is resumed exactly once, because a promise settles once
+                // and notifies each observer once; a dropped `Resolver` rejects, so it always is.
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
                     _observe(.callback { continuation.resume(with: $0) })
                 }
             } onCancel: {

@@ -75,6 +75,28 @@ enum InMemoryWorkloads {
         }
     }
 
+    /// `count` requests awaited one after another in one task (`try await client.send`): the
+    /// async style needs no thread hand-off when the transport answers inside `send`, so this
+    /// is the client's own cost with nothing else added. The time runs until the task ends.
+    static func asyncSequential(_ name: String, client: NetworkClient, count: Int) -> Workload {
+        Workload(name: name, units: count) {
+            let finished = DispatchSemaphore(value: 0)
+            return timed {
+                Task {
+                    for _ in 0..<count {
+                        do {
+                            BenchPayload.verify(try await client.send(PostUser()))
+                        } catch {
+                            requestFailed(name, error)
+                        }
+                    }
+                    finished.signal()
+                }
+                finished.wait()
+            }
+        }
+    }
+
     /// The same burst in completion-handler style (one more hop, onto the callback queue).
     static func completionBurst(_ name: String, client: NetworkClient, count: Int) -> Workload {
         Workload(name: name, units: count) {

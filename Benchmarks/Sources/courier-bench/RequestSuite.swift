@@ -15,6 +15,8 @@ struct RequestOptions {
     var backlog = 100_000
     /// Paused-backlog runs (each a fresh client).
     var backlogRuns = 5
+    /// `--in-memory`: only R3 (no loopback server), for quick checks of the client's own cost.
+    var inMemoryOnly = false
 
     /// A smoke run: same shape, far less work; numbers are not for quoting.
     static let quick = RequestOptions(
@@ -23,6 +25,7 @@ struct RequestOptions {
 
 /// Issue 3: Courier against the engines underneath it, on loopback and in memory.
 func runRequestSuite(_ options: RequestOptions) -> [Row] {
+    if options.inMemoryOnly { return runInMemoryComparison(options) }
     let fixture: NetworkFixture
     do {
         fixture = try NetworkFixture()
@@ -81,6 +84,14 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
         rows.append(switchesRow("R2", label, workloads))
     }
 
+    return rows + runInMemoryComparison(options)
+}
+
+/// R3: the client's own cost per request, with a transport that answers in memory.
+private func runInMemoryComparison(_ options: RequestOptions) -> [Row] {
+    var rows: [Row] = []
+    let reps = options.repetitions
+    let warm = options.warmUp
     let client = InMemoryWorkloads.makeClient()
     let count = options.inMemory
     let inMemory = [
@@ -88,6 +99,7 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
         InMemoryWorkloads.floor("floor", count: count),
         InMemoryWorkloads.floor("floor + one hand-off", count: count, handOff: true),
         InMemoryWorkloads.completionBurst("Courier POST, completion", client: client, count: count),
+        InMemoryWorkloads.asyncSequential("Courier POST, async", client: client, count: count),
         InMemoryWorkloads.promiseBurst("Courier GET", client: client, endpoint: GetUser(), count: count),
         InMemoryWorkloads.promiseSequential("Courier GET, one at a time", client: client, count: count / 5),
     ]
@@ -137,6 +149,7 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
     let get = r3.samples(named: "Courier GET")
     let oneByOne = r3.samples(named: "Courier GET, one at a time")
     let floorHop = r3.samples(named: "floor + one hand-off")
+    let async = r3.samples(named: "Courier POST, async")
     return [
         .info("R3", "Courier POST (in-memory transport), promise style, per request", value: post.median,
               unit: " ns", spread: post.spread, cpu: post.cpuMedian, format: "%.0f"),
@@ -152,6 +165,11 @@ private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
               unit: " ns", spread: floorHop.spread, cpu: floorHop.cpuMedian, format: "%.0f"),
         .info("R3", "ratio Courier / (floor + one hand-off), CPU time", value: r3.pairedRatio(post.name, floorHop.name, cpu: true),
               unit: "x", format: "%.2f"),
+        .info("R3", "Courier POST, async style (send awaited in one task: no hand-off)", value: async.median,
+              unit: " ns", spread: async.spread, cpu: async.cpuMedian, format: "%.0f"),
+        .info("R3", "ratio Courier async / floor, CPU time (wall in Median)", value: r3.pairedRatio(async.name, floor.name),
+              unit: "x", spread: r3.pairedRatioSpread(async.name, floor.name),
+              cpu: r3.pairedRatio(async.name, floor.name, cpu: true), format: "%.2f"),
         .info("R3", "Courier POST, completion-handler style", value: completion.median, unit: " ns",
               spread: completion.spread, cpu: completion.cpuMedian, format: "%.0f"),
         .info("R3", "Courier GET (no body), promise style", value: get.median, unit: " ns",

@@ -4,7 +4,7 @@ import Foundation
 //
 //     swift run -c release --package-path Benchmarks courier-bench promises [--quick] [--repetitions N]
 //     swift run -c release --package-path Benchmarks courier-bench gate [--quick]
-//     swift run -c release --package-path Benchmarks courier-bench requests [--quick] [--repetitions N]
+//     swift run -c release --package-path Benchmarks courier-bench requests [--quick] [--repetitions N] [--in-memory]
 //     swift run -c release --package-path Benchmarks courier-bench traffic [--quick] [--repetitions N]
 //
 // `promises` prints issue 2's table (A1–A4) with medians, paired ratios and targets.
@@ -19,10 +19,11 @@ let usage = """
       promises   promise micro-benchmarks A1–A4 (Docs/Performance.md)
       gate       the same, exit status 1 when any target row fails
       requests   request benchmarks R1–R3: loopback server, URLSession, AsyncHTTPClient, in-memory
+                 (--in-memory: R3 only)
       traffic    pause/resume benchmarks T1–T2: paused backlog memory and drain rate, pause-check cost
       check-adapter  checks AsyncHTTPClientTransport's documented behaviour on the loopback server
       profile W  run one workload repeatedly, for callgrind/perf (W: a1-courier, a1-raw, a1-nio, a2-courier, a2-raw,
-                 a3-courier, r3-courier, r3-courier-get, r3-floor, t2-unchecked, r2-courier, r2-raw, r2-transport,
+                 a3-courier, r3-courier, r3-courier-get, r3-courier-async, r3-floor, t2-unchecked, r2-courier, r2-raw, r2-transport,
                  r2s-courier, r2s-raw, r2s-transport, r2s-transport-hop)
     """
 
@@ -64,6 +65,7 @@ case "check-adapter":
 case "requests", "traffic":
     var requestOptions = arguments.contains("--quick") ? RequestOptions.quick : RequestOptions()
     if arguments.contains("--repetitions") { requestOptions.repetitions = options.repetitions }
+    requestOptions.inMemoryOnly = command == "requests" && arguments.contains("--in-memory")
     print(machineLine("before"))
     let rows = command == "requests" ? runRequestSuite(requestOptions) : runTrafficSuite(requestOptions)
     print(machineLine("after"))

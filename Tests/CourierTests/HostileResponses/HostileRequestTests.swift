@@ -166,6 +166,14 @@ final class HostileRequestTests: XCTestCase {
         }
     }
 
+    func test_givenHeaderNames_whenBuilt_thenEveryTokenCharacterIsAcceptedAndOthersAreRefused() {
+        let everyTokenCharacter = "Xa-Z09!#$%&'*+.^_`|~"
+        XCTAssertEqual(kind(of: Probe(path: "x", headers: [everyTokenCharacter: "v\tw é"])), "ok")
+        for name in ["X Note", "X:Note", "X-Nöte", "X(Note)", "X\"Note", "X/Note", "X@Note", "X{Note}", ""] {
+            XCTAssertEqual(kind(of: Probe(path: "x", headers: [name: "v"])), "invalidRequest", "name: \(name)")
+        }
+    }
+
     /// A header value with CR LF must not smuggle a second header onto the wire.
     func test_givenHeaderValueWithCRLF_whenSentToTheLocalServer_thenNoExtraHeaderArrives() throws {
         guard let names = try receivedHeaderNames(sending: ["X-Note": "a\r\nX-Smuggled: yes"]) else { return }
