@@ -51,12 +51,18 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
             NetworkWorkloads.transportAlone("URLSessionTransport alone + one hop", transport: fixture.urlSessionTransport,
                                             url: fixture.url, count: count, inFlight: inFlight,
                                             deliverOn: DispatchQueue(label: "courier-bench.hop")),
+            AsyncNetworkWorkloads.courier("Courier/URLSession, async", client: fixture.courierURLSession,
+                                          count: count, inFlight: inFlight),
+            AsyncNetworkWorkloads.rawURLSession("raw URLSession, async", session: fixture.rawSession,
+                                                url: fixture.url, count: count, inFlight: inFlight),
         ]
         let urlSession = compare("R1 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R1", label, urlSession, courier: "Courier/URLSession", raw: "raw URLSession",
                                engine: "URLSession", minimum: 0.97,
                                extras: ["Courier/URLSession, promise", "URLSessionTransport alone",
                                         "URLSessionTransport alone + one hop"])
+        rows += asyncRows("R1", label, urlSession, courier: "Courier/URLSession, async",
+                          raw: "raw URLSession, async", engine: "URLSession")
         rows.append(switchesRow("R1", label, workloads))
     }
 
@@ -75,12 +81,18 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
                                             transport: fixture.asyncHTTPClientTransport,
                                             url: fixture.url, count: count, inFlight: inFlight,
                                             deliverOn: DispatchQueue(label: "courier-bench.hop")),
+            AsyncNetworkWorkloads.courier("Courier/AHC, async", client: fixture.courierAsyncHTTPClient,
+                                          count: count, inFlight: inFlight),
+            AsyncNetworkWorkloads.rawAsyncHTTPClient("raw AHC, async", client: fixture.httpClient,
+                                                     url: fixture.url, count: count, inFlight: inFlight),
         ]
         let ahc = compare("R2 \(label)", warmUp: warm, repetitions: reps, workloads)
         rows += throughputRows("R2", label, ahc, courier: "Courier/AHC", raw: "raw AHC",
                                engine: "AsyncHTTPClient", minimum: 0.9,
                                extras: ["Courier/AHC, promise", "AsyncHTTPClientTransport alone",
                                         "AsyncHTTPClientTransport alone + one hop"])
+        rows += asyncRows("R2", label, ahc, courier: "Courier/AHC, async", raw: "raw AHC, async",
+                          engine: "AsyncHTTPClient")
         rows.append(switchesRow("R2", label, workloads))
     }
 
@@ -140,6 +152,24 @@ private func throughputRows(
                  spread: result.pairedRatioSpread(raw, courier), cpu: cpuRatio, minimum: minimum, format: "%.3f"),
     ]
     return mainRows + extraRows
+}
+
+/// Information rows for the async/await pair: Courier's `send` against the engine's own async
+/// API, both as rates and as a paired throughput ratio.
+private func asyncRows(
+    _ id: String, _ label: String, _ result: ComparisonResult, courier: String, raw: String, engine: String
+) -> [Row] {
+    let ours = result.samples(named: courier)
+    let theirs = result.samples(named: raw)
+    return [
+        .info(id, "\(courier), \(label): requests per second", value: ours.medianRate, unit: " /s",
+              spread: ours.rateSpread, cpu: ours.cpuMedianRate, format: "%.0f"),
+        .info(id, "\(raw), \(label): requests per second", value: theirs.medianRate, unit: " /s",
+              spread: theirs.rateSpread, cpu: theirs.cpuMedianRate, format: "%.0f"),
+        .info(id, "throughput Courier async / raw \(engine) async, \(label)", value: result.pairedRatio(raw, courier),
+              unit: "x", spread: result.pairedRatioSpread(raw, courier), cpu: result.pairedRatio(raw, courier, cpu: true),
+              format: "%.3f"),
+    ]
 }
 
 private func inMemoryRows(_ r3: ComparisonResult) -> [Row] {
