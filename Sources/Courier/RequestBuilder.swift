@@ -39,7 +39,11 @@ struct RequestBuilder: Sendable {
         try HeaderValidation.check(headers)
 
         var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
-        request.httpMethod = endpoint.method.rawValue
+        // A new URLRequest's method is already "GET"; FoundationNetworking's setter compares the
+        // name against every standard method without regard to case (≈ 11 000 instructions), so
+        // it is only called for the others.
+        let method = endpoint.method
+        if method != .get { request.httpMethod = method.rawValue }
         request.allHTTPHeaderFields = headers
         request.httpBody = body
         return request

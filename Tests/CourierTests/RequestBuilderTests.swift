@@ -131,6 +131,14 @@ final class RequestBuilderTests: XCTestCase {
         XCTAssertNil(request.httpBody)
     }
 
+    func test_givenEachMethod_whenBuilt_thenTheRequestCarriesIt() throws {
+        let client = try client("https://api.example.com")
+        let methods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head, .options, .trace, "PROPFIND"]
+        for method in methods {
+            XCTAssertEqual(try client.makeURLRequest(for: Path(path: "a", method: method)).httpMethod, method.rawValue)
+        }
+    }
+
     func test_givenAuthenticator_whenBuilt_thenNoCredentialIsApplied() throws {
         let client = try client("https://api.example.com") { $0.authenticator = HeaderAuthenticator(token: "secret") }
         let request = try client.makeURLRequest(for: Path(path: "a"))
