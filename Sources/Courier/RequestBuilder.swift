@@ -39,9 +39,9 @@ struct RequestBuilder: Sendable {
         try HeaderValidation.check(headers)
 
         var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
-        // A new URLRequest's method is already "GET"; FoundationNetworking's setter compares the
-        // name against every standard method without regard to case (≈ 11 000 instructions), so
-        // it is only called for the others.
+        // A new URLRequest's method is already "GET". FoundationNetworking's setter normalises
+        // the name with case-insensitive, locale-aware string comparisons (thousands of
+        // instructions), so it is only called for the other methods.
         let method = endpoint.method
         if method != .get { request.httpMethod = method.rawValue }
         request.allHTTPHeaderFields = headers
