@@ -40,6 +40,8 @@ SEEDS = {
     "server_retry_date": seed(503, [("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")], b""),
     "server_retry_rfc850": seed(429, [("Retry-After", "Wednesday, 21-Oct-15 07:28:00 GMT")], b""),
     "server_retry_asctime": seed(429, [("Retry-After", "Wed Oct 21 07:28:00 2015")], b""),
+    # Regression (found by FuzzResponse): DateFormatter trapped on a combining mark after the day.
+    "server_retry_combining_mark": struct.pack(">HB", 503, 1) + b"Retry-After: Wed, 21\xdc\xb0" + b"\x00" * 38 + b" G\n",
     "status_zero": seed(0, [], b""),
     "status_99": seed(99, [], b"x"),
     "status_1xx": seed(101, [("Upgrade", "websocket")], b""),

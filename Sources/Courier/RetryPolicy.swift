@@ -137,21 +137,6 @@ public struct RetryPolicy: Sendable {
         if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
             return Double(trimmed)
         }
-        for format in httpDateFormats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(secondsFromGMT: 0)
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) {
-                return max(0, date.timeIntervalSince(now))
-            }
-        }
-        return nil
+        return HTTPDate.parse(trimmed, now: now).map { max(0, $0.timeIntervalSince(now)) }
     }
-
-    private static let httpDateFormats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz",   // IMF-fixdate
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",    // RFC 850
-        "EEE MMM d HH:mm:ss yyyy",         // asctime
-    ]
 }
