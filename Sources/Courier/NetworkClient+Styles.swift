@@ -24,35 +24,25 @@ extension NetworkClient {
     /// - Returns: A promise of the decoded response; it rejects with a ``NetworkError``
     ///   (or ``/Promises/PromiseError/cancelled`` when the promise itself was cancelled).
     public func request<E: Endpoint>(_ endpoint: E) -> Promise<E.Response> {
-        if E.Response.self == HTTPResponse.self {
-            return execute(endpoint, needsDecoding: false) { response in
-                guard let raw = response as? E.Response else {
-                    return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-                }
-                return .success(raw)
-            }
+        promised { resolver throws(NetworkError) in try makeExecution(endpoint, resolver: resolver, handler: nil) }
+    }
+
+    /// A promise of the execution that `make` builds for its resolver, started; cancelling the
+    /// promise cancels the execution. A request that cannot be built rejects the promise.
+    private func promised<R: Sendable>(
+        _ make: (Resolver<R>) throws(NetworkError) -> RequestExecution<R>
+    ) -> Promise<R> {
+        let (promise, resolver) = Promise<R>.pending()
+        let execution: RequestExecution<R>
+        do {
+            execution = try make(resolver)
+        } catch {
+            resolver.reject(error)
+            return promise
         }
-        if E.Response.self == JSON.self {
-            return execute(endpoint) { response in
-                do {
-                    let json = response.body.isEmpty ? JSON.null : try JSON(data: response.body)
-                    guard let value = json as? E.Response else {
-                        return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-                    }
-                    return .success(value)
-                } catch {
-                    return .failure(.decodingFailed(underlying: error, response: response))
-                }
-            }
-        }
-        let decoder = core.configuration.decoder
-        return execute(endpoint) { response in
-            do {
-                return .success(try decoder.decode(E.Response.self, from: response.body))
-            } catch {
-                return .failure(.decodingFailed(underlying: error, response: response))
-            }
-        }
+        resolver.onCancel { execution.cancel() }
+        execution.start()
+        return promise
     }
 
     /// Sends `endpoint` and delivers the raw response once its status is classified: a status
@@ -62,7 +52,9 @@ extension NetworkClient {
     /// client.response(for: Avatar(id: 7)).done { response in save(response.body) }
     /// ```
     public func response<E: Endpoint>(for endpoint: E) -> Promise<HTTPResponse> {
-        execute(endpoint, needsDecoding: false) { .success($0) }
+        promised { resolver throws(NetworkError) in
+            try buildExecution(endpoint, resolver: resolver, handler: nil, needsDecoding: false) { .success($0) }
+        }
     }
 
     /// Sends `endpoint` and returns the decoded response; see `request(_:)` for how the body is decoded.
@@ -75,10 +67,34 @@ extension NetworkClient {
     ///
     /// - Throws: A ``NetworkError``; ``NetworkError/cancelled`` when the task was cancelled.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
-        do {
-            return try await request(endpoint).value
-        } catch {
-            throw NetworkError.fromTransport(error)
+        // The same pipeline without a promise: the execution resumes the task itself, on the
+        // thread that settles it (at once, without suspending, when the answer came inside
+        // `send`). The relay lets a cancellation that comes first, or meanwhile, reach it.
+        let relay = CancellationRelay()
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<E.Response, any Error>) in
+                // Resumed exactly once: an execution delivers once, and one that is never
+                // started is cancelled, which delivers `.cancelled`.
+                let execution: RequestExecution<E.Response>
+                do {
+                    execution = try makeExecution(endpoint, resolver: nil, handler: (nil, { result in
+                        switch result {
+                        case .success(let value): continuation.resume(returning: value)
+                        case .failure(let error): continuation.resume(throwing: error)
+                        }
+                    }))
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                if relay.attach(execution) {
+                    execution.start()
+                } else {
+                    execution.cancel()
+                }
+            }
+        } onCancel: {
+            relay.cancel()
         }
     }
 
@@ -103,32 +119,107 @@ extension NetworkClient {
         _ endpoint: E,
         completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
     ) -> RequestTask {
-        let promise = request(endpoint)
-        _ = promise.tap(on: core.configuration.callbackQueue) { result in
-            completion(result.mapError { NetworkError.fromTransport($0) })
+        // The same pipeline without a promise: the execution runs the handler on the callback
+        // queue itself, and the task cancels the execution directly. The task holds it weakly,
+        // so a kept task does not keep a finished request (and its body) alive; until it
+        // finishes, the gate, the transport or the deadline holds it.
+        let queue = core.configuration.callbackQueue
+        let execution: RequestExecution<E.Response>
+        do {
+            execution = try makeExecution(endpoint, resolver: nil, handler: (queue, completion))
+        } catch {
+            queue.async { completion(.failure(error)) }
+            return RequestTask {}
         }
-        return RequestTask { promise.cancel() }
+        execution.start()
+        return RequestTask { [weak execution] in execution?.cancel() }
     }
 
-    /// Builds the request and starts its execution; the one pipeline behind every style.
-    private func execute<E: Endpoint, R: Sendable>(
-        _ endpoint: E, needsDecoding: Bool = true,
-        decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
-    ) -> Promise<R> {
-        let request: URLRequest
-        do {
-            request = try core.builder.makeURLRequest(for: endpoint)
-        } catch {
-            return Promise(error: error)
+    /// The execution of `endpoint`, delivering to `resolver` or `handler` (exactly one is set):
+    /// the one pipeline behind every style. It decodes as ``request(_:)`` documents: the
+    /// response itself for `HTTPResponse`, parsed `JSON`, or ``Configuration/decoder``.
+    /// Throws when the request cannot be built.
+    private func makeExecution<E: Endpoint>(
+        _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?
+    ) throws(NetworkError) -> RequestExecution<E.Response> {
+        // The closures are passed straight to `buildExecution`: returned from a helper instead,
+        // they would be re-abstracted at run time, with a metadata lookup per request.
+        if E.Response.self == HTTPResponse.self {
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false) { response in
+                guard let raw = response as? E.Response else {
+                    return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
+                }
+                return .success(raw)
+            }
         }
-        let (promise, resolver) = Promise<R>.pending()
-        let execution = RequestExecution(
-            core: core, endpoint: endpoint, request: request, resolver: resolver,
-            needsDecoding: needsDecoding, decode: decode)
-        resolver.onCancel { execution.cancel() }
-        execution.start()
-        return promise
+        if E.Response.self == JSON.self {
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true) { response in
+                do {
+                    let json = response.body.isEmpty ? JSON.null : try JSON(data: response.body)
+                    guard let value = json as? E.Response else {
+                        return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
+                    }
+                    return .success(value)
+                } catch {
+                    return .failure(.decodingFailed(underlying: error, response: response))
+                }
+            }
+        }
+        let decoder = core.configuration.decoder
+        return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true) { response in
+            do {
+                return .success(try decoder.decode(E.Response.self, from: response.body))
+            } catch {
+                return .failure(.decodingFailed(underlying: error, response: response))
+            }
+        }
     }
+
+    /// Builds the request and the execution that carries it through the pipeline.
+    private func buildExecution<E: Endpoint, R: Sendable>(
+        _ endpoint: E, resolver: Resolver<R>?, handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
+        decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
+    ) throws(NetworkError) -> RequestExecution<R> {
+        let request = try core.builder.makeURLRequest(for: endpoint)
+        return RequestExecution(
+            core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
+            needsDecoding: needsDecoding, decode: decode)
+    }
+}
+
+/// Carries a task's cancellation to the execution that `send` creates inside its continuation:
+/// the cancellation handler may run before the execution exists, while it runs, or after.
+final class CancellationRelay: Sendable {
+    private struct State: Sendable {
+        var execution: (any CancellableRequest)?
+        var isCancelled = false
+    }
+
+    private let state = Protected(State())
+
+    /// Hands over `execution`; `false` when the task was already cancelled (then it must not start).
+    func attach(_ execution: any CancellableRequest) -> Bool {
+        state.withLock { state in
+            guard !state.isCancelled else { return false }
+            state.execution = execution
+            return true
+        }
+    }
+
+    /// Cancels the execution, now or as soon as it is attached.
+    func cancel() {
+        let execution = state.withLock { state -> (any CancellableRequest)? in
+            state.isCancelled = true
+            defer { state.execution = nil }
+            return state.execution
+        }
+        execution?.cancel()
+    }
+}
+
+/// A request execution, seen by whoever may cancel it.
+protocol CancellableRequest: AnyObject, Sendable {
+    func cancel()
 }
 
 /// The endpoint's response type did not match the special case it was dispatched to (never expected).

@@ -155,9 +155,23 @@ extension RequestExecution {
         }
         guard let deadline else { return }
         deadline?.cancel()
-        switch result {
-        case .success(let value): resolver.fulfill(value)
-        case .failure(let error): resolver.reject(error)
+        deliver(result)
+    }
+
+    /// Settles the promise, or runs the handler: on its queue when it has one (never inside
+    /// this call), otherwise right here.
+    func deliver(_ result: Result<Response, NetworkError>) {
+        if let resolver {
+            switch result {
+            case .success(let value): resolver.fulfill(value)
+            case .failure(let error): resolver.reject(error)
+            }
+        } else if let (queue, body) = handler {
+            if let queue {
+                queue.async { body(result) }
+            } else {
+                body(result)
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ import Promises
 /// what to do; the side effects run after the lock is released. An event that belongs to an
 /// earlier attempt, or arrives after the request settled, is ignored, so the request settles
 /// exactly once.
-final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWaiter, Sendable {
+final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWaiter, CancellableRequest, Sendable {
     let core: ClientCore
     let endpoint: any Endpoint
     let request: URLRequest
@@ -26,7 +26,15 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let decode: @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     /// `false` when `decode` only passes the response through, so it may run anywhere.
     let needsDecoding: Bool
-    let resolver: Resolver<Response>
+    /// Where the outcome goes: the resolver of the promise `request(_:)` returned, or (the
+    /// completion style, no promise) a handler and the queue it runs on. Exactly one is set.
+    /// Two optionals rather than a generic enum: releasing them needs no run-time type metadata.
+    let resolver: Resolver<Response>?
+    let handler: Handler?
+
+    /// A completion handler and the queue it runs on; with no queue it runs on the thread that
+    /// settles the request (for resuming an awaiting task, which needs no hop of its own).
+    typealias Handler = (queue: DispatchQueue?, body: @Sendable (Result<Response, NetworkError>) -> Void)
     let state = Protected(State())
 
     // The state types do not depend on `Response`; declared outside the generic class, their
@@ -36,7 +44,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     typealias State = RequestState
 
     init<E: Endpoint>(
-        core: ClientCore, endpoint: E, request: URLRequest, resolver: Resolver<Response>,
+        core: ClientCore, endpoint: E, request: URLRequest, resolver: Resolver<Response>?,
+        handler: Handler? = nil,
         needsDecoding: Bool = true,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
@@ -54,6 +63,21 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver
+        self.handler = handler
+    }
+
+    /// Only reached unsettled when every source of events let go first: a transport that
+    /// dropped its completion without calling it, on a request with no deadline (an infinite
+    /// timeout). The caller hears of it instead of waiting forever.
+    deinit {
+        if !state.withLock({ $0.phase.isFinished }) { deliverAbandonment() }
+    }
+
+    /// Kept out of `deinit`, which would otherwise look up the type metadata of the `Result`
+    /// it builds on every request, settled or not.
+    @inline(never)
+    private func deliverAbandonment() {
+        deliver(.failure(.transport(underlying: PromiseError.resolverReleased)))
     }
 
     // MARK: Enqueue
@@ -251,7 +275,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         case .preparing, .evaluating, .finished:
             break
         }
-        resolver.reject(NetworkError.cancelled)
+        deliver(.failure(.cancelled))
     }
 }
 

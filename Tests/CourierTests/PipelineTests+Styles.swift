@@ -150,4 +150,97 @@ final class PipelineStyleTests: XCTestCase {
         if case .failure(.invalidRequest) = result {} else { XCTFail("got \(result)") }
         XCTAssertEqual(transport.sendCount, 0)
     }
+
+    // MARK: Completion style without a promise
+
+    /// A transport that drops its completion without calling it (a bug a custom transport can have).
+    private struct ForgetfulTransport: HTTPTransport {
+        private struct NothingToCancel: TransportTask {
+            func cancel() {}
+        }
+
+        func send(
+            _ request: URLRequest, context: TransportContext,
+            completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+        ) -> any TransportTask {
+            NothingToCancel()
+        }
+    }
+
+    func test_givenATransportThatDropsItsCompletionAndNoDeadline_whenCompletionStyle_thenTheHandlerStillRuns() throws {
+        let configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        let client = NetworkClient(configuration: configuration, transport: ForgetfulTransport())
+        let done = expectation(description: "completion")
+        let task = client.request(StubJSONEndpoint(path: "x", timeout: .infinity)) { result in
+            guard case .failure(.transport(let underlying)) = result,
+                  underlying as? PromiseError == .resolverReleased else { return XCTFail("got \(result)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        withExtendedLifetime(task) {}  // a task kept by the caller does not keep the request waiting
+    }
+
+    func test_givenTheCompletionStyle_whenTheRequestCannotBeBuilt_thenTheHandlerRunsOnTheCallbackQueue() throws {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "test.callbacks")
+        queue.setSpecific(key: key, value: "mine")
+        let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)
+        let done = expectation(description: "completion")
+        let task = client.request(StubJSONEndpoint(path: "x", headers: ["Bad Name": "v"])) { result in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: key), "mine")
+            guard case .failure(.invalidRequest) = result else { return XCTFail("got \(result)") }
+            done.fulfill()
+        }
+        task.cancel()  // nothing to cancel: the handler still reports why the request never left
+        wait(for: [done], timeout: 5)
+    }
+
+    // MARK: Async style without a promise
+
+    func test_givenAnAlreadyCancelledTask_whenSending_thenCancelledAndNothingIsSent() async throws {
+        let transport = RecordingTransport(.manual)
+        let client = try makeClient(transport)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.send(GetUser())
+        }
+        do {
+            _ = try await task.value
+            XCTFail("expected a cancellation")
+        } catch {
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled")
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
+    func test_givenARequestThatCannotBeBuilt_whenSending_thenInvalidRequest() async throws {
+        let client = try makeClient(.answering(body: PipelineTests.userJSON))
+        do {
+            _ = try await client.send(StubJSONEndpoint(path: "x", headers: ["Bad Name": "v"]))
+            XCTFail("expected invalidRequest")
+        } catch {
+            XCTAssertEqual((error as? NetworkError)?.shortName, "invalidRequest")
+        }
+    }
+
+    func test_givenManyConcurrentSendsCancelledAtRandom_whenSettled_thenEachEndsOnceAsSentOrCancelled() async throws {
+        let client = try makeClient(.answering(body: PipelineTests.userJSON))
+        let outcomes = await withTaskGroup(of: String.self) { group -> [String] in
+            for index in 0..<2_000 {
+                let task = Task { () -> String in
+                    do {
+                        return "ok \(try await client.send(GetUser()).name)"
+                    } catch {
+                        return (error as? NetworkError)?.shortName ?? "\(error)"
+                    }
+                }
+                if index.isMultiple(of: 3) { task.cancel() }
+                group.addTask { await task.value }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(outcomes.count, 2_000)
+        XCTAssertEqual(Set(outcomes).subtracting(["ok Ada", "cancelled"]), [], "unexpected outcomes")
+        XCTAssertGreaterThan(outcomes.filter { $0 == "ok Ada" }.count, 1_000)
+    }
 }

@@ -96,36 +96,48 @@ final class AuthenticationRefreshTests: XCTestCase {
 
     func test_givenTheRefreshFails_whenRequestsWait_thenAllFailWithAuthenticationFailedAndTrafficResumes() {
         struct RefreshDown: Error {}
-        let server = TokenServer(valid: "token-1")
         let attempts = SharedValue(0)
         let auth = TokenAuthenticator(token: "stale", refreshLimit: .init(maximumRefreshes: 1_000)) { _ in
             attempts.withLock { $0 += 1 }
             return Promise(error: RefreshDown())
         }
-        let client = client(server: server, auth: auth)
-        // Run many rounds: 401s that arrive just after a failed refresh of the same token must
-        // share its failure, not start refreshes of their own (that would trip the loop guard).
-        for _ in 0..<20 {
-            let round = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
-            let outcomes = (try? settle(when(resolved: round), within: 10)?.get()) ?? []
+        // Every 401 arrives one virtual second after its request was sent, so all ten requests of
+        // a round are in flight when the first 401 starts the refresh; the clock decides, not the
+        // thread scheduler.
+        let clock = VirtualClock()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        let client = NetworkClient.stubbing()
+            .respond { _ in .json(#"{"metadata":{"status":"401","desc":"token expired"}}"#, status: 401, delay: 1) }
+            .clock(clock)
+            .makeClient(configuration: configuration)
+        // Many rounds: the 401s that arrive while the refresh runs, or just after it failed, were
+        // sent before it failed, so they share its failure instead of starting refreshes of their
+        // own. Exactly one refresh per round.
+        for round in 1...20 {
+            let requests = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
+            // Ten deadlines and ten answers; a request still held by the previous round's pause
+            // is released when it ends, and only then sent.
+            XCTAssertTrue(clock.waitUntilPending(atLeast: 20), "round \(round): the requests were not all sent")
+            clock.advance(by: 1)
+            let outcomes = (try? settle(when(resolved: requests), within: 10)?.get()) ?? []
             XCTAssertEqual(outcomes.count, 10)
             for outcome in outcomes {
                 guard case .authenticationFailed(let underlying)? = networkError(outcome) else { return XCTFail("\(outcome)") }
                 XCTAssertTrue(underlying is RefreshDown, "\(underlying)")
             }
+            XCTAssertEqual(attempts.withLock { $0 }, round, "refreshes multiplied within round \(round)")
         }
-        // One refresh per round, plus at most one more started by requests that were held during
-        // the failed refresh and then left with the same stale token.
-        XCTAssertLessThanOrEqual(attempts.withLock { $0 }, 40, "refreshes multiplied within a round")
-        let promises = (0..<10).map { _ in client.request(StubJSONEndpoint(path: "me")) }
-        let results = (try? settle(when(resolved: promises), within: 10)?.get()) ?? []
-        XCTAssertEqual(results.count, 10)
-        for result in results {
-            guard case .authenticationFailed(let underlying)? = networkError(result) else { return XCTFail("\(result)") }
-            XCTAssertTrue(underlying is RefreshDown)
-        }
-        XCTAssertFalse(client.isPaused)
-        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "public", requiresAuthentication: false)))), "clientError(401)")
+        // Traffic resumes after the failed refresh: a new request is sent (its answer is scheduled).
+        let after = client.request(StubJSONEndpoint(path: "me"))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the gate stayed paused")
+        clock.advance(by: 1)
+        guard case .authenticationFailed? = networkError(settle(after, within: 10)) else { return XCTFail("expected authenticationFailed") }
+        let open = client.request(StubJSONEndpoint(path: "public", requiresAuthentication: false))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        clock.advance(by: 1)
+        XCTAssertEqual(outcomeName(settle(open)), "clientError(401)")
     }
 
     func test_givenAReplayedRequestGets401Again_whenHandled_thenItIsNotRefreshedAgain() {
