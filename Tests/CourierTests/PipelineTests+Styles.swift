@@ -19,6 +19,14 @@ final class PipelineStyleTests: XCTestCase {
         return NetworkClient(configuration: configuration, transport: transport)
     }
 
+    /// A serial queue whose specific value for the returned key is "mine".
+    private func markedQueue() -> (DispatchQueue, DispatchSpecificKey<String>) {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "test.callbacks")
+        queue.setSpecific(key: key, value: "mine")
+        return (queue, key)
+    }
+
     /// The outcome of each style, as "ok <value>" or the error's case name.
     private func outcomes(_ client: NetworkClient) async throws -> [String] {
         func describe(_ result: Result<User, NetworkError>) -> String {
@@ -59,9 +67,7 @@ final class PipelineStyleTests: XCTestCase {
     }
 
     func test_givenCustomCallbackQueue_whenCompleted_thenCompletionRunsOnIt() throws {
-        let key = DispatchSpecificKey<String>()
-        let queue = DispatchQueue(label: "test.callbacks")
-        queue.setSpecific(key: key, value: "mine")
+        let (queue, key) = markedQueue()
         let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)
         let done = expectation(description: "completion")
         client.request(GetUser()) { result in
@@ -181,9 +187,7 @@ final class PipelineStyleTests: XCTestCase {
     }
 
     func test_givenTheCompletionStyle_whenTheRequestCannotBeBuilt_thenTheHandlerRunsOnTheCallbackQueue() throws {
-        let key = DispatchSpecificKey<String>()
-        let queue = DispatchQueue(label: "test.callbacks")
-        queue.setSpecific(key: key, value: "mine")
+        let (queue, key) = markedQueue()
         let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)
         let done = expectation(description: "completion")
         let task = client.request(StubJSONEndpoint(path: "x", headers: ["Bad Name": "v"])) { result in
