@@ -10,13 +10,14 @@ import Foundation
 /// traps on some of it (a combining mark after the day, found by fuzzing `Retry-After`). Day and
 /// month names are matched without regard to case; the weekday is not checked against the date.
 enum HTTPDate {
-    /// The longest valid form is the RFC 850 one with a Wednesday: 36 bytes.
+    /// The longest valid form is the RFC 850 one with a Wednesday: 33 bytes.
     private static let maximumLength = 40
 
     /// The date `text` names, or `nil` when it is not an HTTP-date.
     ///
-    /// - Parameter now: Resolves the two-digit year of the RFC 850 form: a year more than 50
-    ///   years after `now` means the most recent past year with the same last two digits.
+    /// - Parameter now: Resolves the two-digit year of the RFC 850 form to the year with those
+    ///   last two digits in the century that ends 50 years after `now`: more than 50 years
+    ///   ahead means the most recent past year with the same digits (RFC 9110 §5.6.7).
     static func parse(_ text: String, now: Date) -> Date? {
         let bytes = Array(text.utf8.prefix(maximumLength + 1))
         guard bytes.count <= maximumLength, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
@@ -47,6 +48,7 @@ enum HTTPDate {
         let currentYear = year(of: now)
         var year = currentYear - currentYear % 100 + shortYear
         if year > currentYear + 50 { year -= 100 }
+        if year <= currentYear - 50 { year += 100 }
         return date(year: year, month: month + 1, day: day, seconds: time)
     }
 

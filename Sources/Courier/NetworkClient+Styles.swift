@@ -191,7 +191,10 @@ extension NetworkClient {
 /// the cancellation handler may run before the execution exists, while it runs, or after.
 final class CancellationRelay: Sendable {
     private struct State: Sendable {
-        var execution: (any CancellableRequest)?
+        /// Weak: whatever holds the execution while it is pending (the gate, the transport, the
+        /// deadline, a retry timer) keeps it alive; if all of them let go unsettled, its `deinit`
+        /// must run so that the awaiting task is resumed.
+        weak var execution: (any CancellableRequest)?
         var isCancelled = false
     }
 

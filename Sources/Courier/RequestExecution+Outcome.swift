@@ -103,6 +103,12 @@ extension RequestExecution {
             return
         }
         let delay = policy.delay(beforeRetry: plan.retry, after: error)
+        // A wait no scheduler ends (infinite, or beyond ~30 years: `maximumDelay` set that high)
+        // would leave the request pending for ever: it fails now instead.
+        guard delay <= 1e9 else {
+            fail(error)
+            return
+        }
         let work = core.configuration.scheduler.schedule(after: delay) { [self] in
             retryDelayElapsed(attempt: plan.attempt)
         }

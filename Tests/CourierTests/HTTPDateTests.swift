@@ -49,6 +49,13 @@ final class HTTPDateTests: XCTestCase {
         XCTAssertEqual(year("Friday, 21-Oct-65 07:28:05 GMT"), 2065)   // 50 years ahead: kept
         XCTAssertEqual(year("Monday, 21-Oct-66 07:28:05 GMT"), 1966)   // 51 years ahead: a century back
         XCTAssertEqual(year("Friday, 21-Oct-99 07:28:05 GMT"), 1999)
+        // Late in a century, a small two-digit year is the coming century's.
+        let late = Date(timeIntervalSince1970: 4_070_908_800)  // 2099-01-01
+        func yearLate(_ text: String) -> Int? { HTTPDate.parse(text, now: late).map { calendar.component(.year, from: $0) } }
+        XCTAssertEqual(yearLate("Friday, 01-Jan-00 00:00:00 GMT"), 2100)
+        XCTAssertEqual(yearLate("Friday, 01-Jan-49 00:00:00 GMT"), 2149)
+        XCTAssertEqual(yearLate("Friday, 01-Jan-50 00:00:00 GMT"), 2050)
+        XCTAssertEqual(yearLate("Friday, 01-Jan-98 00:00:00 GMT"), 2098)
     }
 
     func test_givenMalformedDates_whenParsed_thenNil() {

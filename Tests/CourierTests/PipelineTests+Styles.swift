@@ -186,6 +186,17 @@ final class PipelineStyleTests: XCTestCase {
         withExtendedLifetime(task) {}  // a task kept by the caller does not keep the request waiting
     }
 
+    func test_givenATransportThatDropsItsCompletionAndNoDeadline_whenSending_thenTheTaskStillResumes() async throws {
+        let configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        let client = NetworkClient(configuration: configuration, transport: ForgetfulTransport())
+        do {
+            _ = try await client.send(StubJSONEndpoint(path: "x", timeout: .infinity))
+            XCTFail("expected a failure")
+        } catch NetworkError.transport(let underlying) {
+            XCTAssertEqual(underlying as? PromiseError, .resolverReleased)
+        }
+    }
+
     func test_givenTheCompletionStyle_whenTheRequestCannotBeBuilt_thenTheHandlerRunsOnTheCallbackQueue() throws {
         let (queue, key) = markedQueue()
         let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)

@@ -48,6 +48,13 @@ final class StubTimingTests: XCTestCase {
         XCTAssertEqual(try settle(promise)?.get()["ok"].bool, true)
     }
 
+    func test_givenARetryWaitThatNeverEnds_whenTheRequestFails_thenItFailsNowInsteadOfHanging() {
+        let client = NetworkClient.stubbing().status(503).makeClient()
+        let endless = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .never, maximumDelay: .infinity)
+        let result = settle(client.request(StubJSONEndpoint(path: "busy", timeout: 5, retryPolicy: endless)), within: 3)
+        XCTAssertEqual(networkError(result)?.shortName, "serverError(503)")
+    }
+
     func test_givenAVirtualClock_whenRetryingWithBackoff_thenThePausesRunOnTheClock() {
         let clock = VirtualClock()
         let client = NetworkClient.stubbing()
