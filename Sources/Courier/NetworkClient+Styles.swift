@@ -77,12 +77,8 @@ extension NetworkClient {
                 // started is cancelled, which delivers `.cancelled`.
                 let execution: RequestExecution<E.Response>
                 do {
-                    execution = try makeExecution(endpoint, resolver: nil, handler: (nil, { result in
-                        switch result {
-                        case .success(let value): continuation.resume(returning: value)
-                        case .failure(let error): continuation.resume(throwing: error)
-                        }
-                    }))
+                    execution = try makeExecution(
+                        endpoint, resolver: nil, handler: (nil, { continuation.resume(with: $0) }))
                 } catch {
                     continuation.resume(throwing: error)
                     return

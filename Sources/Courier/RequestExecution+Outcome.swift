@@ -105,7 +105,7 @@ extension RequestExecution {
         let delay = policy.delay(beforeRetry: plan.retry, after: error)
         // A wait no scheduler ends (infinite, or beyond ~30 years: `maximumDelay` set that high)
         // would leave the request pending for ever: it fails now instead.
-        guard delay <= 1e9 else {
+        guard delay <= DispatchScheduler.longestDelay else {
             fail(error)
             return
         }

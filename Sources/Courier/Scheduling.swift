@@ -69,7 +69,7 @@ public struct DispatchScheduler: RequestScheduler {
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         // A delay of `.infinity` (or beyond ~30 years) never fires: nothing is kept at all.
-        guard !(delay > 1e9) else { return ScheduledWork {} }
+        guard !(delay > Self.longestDelay) else { return ScheduledWork {} }
         guard delay > 0 else {
             // Zero, negative and NaN: as soon as possible, straight onto the queue (a timer would
             // add its leeway for nothing).
@@ -81,6 +81,12 @@ public struct DispatchScheduler: RequestScheduler {
         let timers = self.timers
         return ScheduledWork { timers.remove(id) }
     }
+}
+
+extension DispatchScheduler {
+    /// Delays longer than this many seconds (about 30 years; `.infinity` included) never fire:
+    /// the scheduler keeps nothing for them, and a retry that would wait that long fails instead.
+    static let longestDelay: TimeInterval = 1e9
 }
 
 /// Work queued for "as soon as possible": runs unless cancelled before its turn.

@@ -80,19 +80,12 @@ enum InMemoryWorkloads {
     /// is the client's own cost with nothing else added. The time runs until the task ends.
     static func asyncSequential(_ name: String, client: NetworkClient, count: Int) -> Workload {
         Workload(name: name, units: count) {
-            let finished = DispatchSemaphore(value: 0)
-            return timed {
-                Task {
-                    for _ in 0..<count {
-                        do {
-                            BenchPayload.verify(try await client.send(PostUser()))
-                        } catch {
-                            requestFailed(name, error)
-                        }
-                    }
-                    finished.signal()
+            driveAsync(count: count, inFlight: 1) {
+                do {
+                    BenchPayload.verify(try await client.send(PostUser()))
+                } catch {
+                    requestFailed(name, error)
                 }
-                finished.wait()
             }
         }
     }

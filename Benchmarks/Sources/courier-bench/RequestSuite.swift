@@ -1,3 +1,4 @@
+import Courier
 import Dispatch
 import Foundation
 
@@ -34,69 +35,65 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
         exit(3)
     }
     defer { fixture.stop() }
+    let urlSession = engineRows(
+        "R1", engine: "URLSession", short: "URLSession", transportName: "URLSessionTransport", minimum: 0.97,
+        options: options, client: fixture.courierURLSession, transport: fixture.urlSessionTransport, url: fixture.url,
+        raw: { name, count, inFlight in
+            NetworkWorkloads.rawURLSession(name, session: fixture.rawSession, url: fixture.url,
+                                           count: count, inFlight: inFlight)
+        },
+        rawAsync: { name, count, inFlight in
+            AsyncNetworkWorkloads.rawURLSession(name, session: fixture.rawSession, url: fixture.url,
+                                                count: count, inFlight: inFlight)
+        })
+    let asyncHTTPClient = engineRows(
+        "R2", engine: "AsyncHTTPClient", short: "AHC", transportName: "AsyncHTTPClientTransport", minimum: 0.9,
+        options: options, client: fixture.courierAsyncHTTPClient, transport: fixture.asyncHTTPClientTransport,
+        url: fixture.url,
+        raw: { name, count, inFlight in
+            NetworkWorkloads.rawAsyncHTTPClient(name, client: fixture.httpClient, url: fixture.url,
+                                                count: count, inFlight: inFlight)
+        },
+        rawAsync: { name, count, inFlight in
+            AsyncNetworkWorkloads.rawAsyncHTTPClient(name, client: fixture.httpClient, url: fixture.url,
+                                                     count: count, inFlight: inFlight)
+        })
+    return urlSession + asyncHTTPClient + runInMemoryComparison(options)
+}
+
+/// One engine's comparison (R1 or R2), sequential and 16 in flight: Courier over the engine in
+/// its three styles, the engine used directly (callback and async APIs), and Courier's transport
+/// for that engine used alone, with and without one hop.
+private func engineRows(
+    _ id: String, engine: String, short: String, transportName: String, minimum: Double,
+    options: RequestOptions, client: NetworkClient, transport: any HTTPTransport, url: URL,
+    raw: (_ name: String, _ count: Int, _ inFlight: Int) -> Workload,
+    rawAsync: (_ name: String, _ count: Int, _ inFlight: Int) -> Workload
+) -> [Row] {
     var rows: [Row] = []
-    let reps = options.repetitions
-    let warm = options.warmUp
-
     for (label, count, inFlight) in [("sequential", options.sequential, 1), ("16 in flight", options.concurrent, 16)] {
         let workloads = [
-            NetworkWorkloads.courier("Courier/URLSession", client: fixture.courierURLSession,
-                                     count: count, inFlight: inFlight),
-            NetworkWorkloads.rawURLSession("raw URLSession", session: fixture.rawSession, url: fixture.url,
-                                           count: count, inFlight: inFlight),
-            NetworkWorkloads.courierPromise("Courier/URLSession, promise", client: fixture.courierURLSession,
+            NetworkWorkloads.courier("Courier/\(short)", client: client, count: count, inFlight: inFlight),
+            raw("raw \(short)", count, inFlight),
+            NetworkWorkloads.courierPromise("Courier/\(short), promise", client: client, count: count, inFlight: inFlight),
+            NetworkWorkloads.transportAlone("\(transportName) alone", transport: transport, url: url,
                                             count: count, inFlight: inFlight),
-            NetworkWorkloads.transportAlone("URLSessionTransport alone", transport: fixture.urlSessionTransport,
-                                            url: fixture.url, count: count, inFlight: inFlight),
-            NetworkWorkloads.transportAlone("URLSessionTransport alone + one hop", transport: fixture.urlSessionTransport,
-                                            url: fixture.url, count: count, inFlight: inFlight,
+            NetworkWorkloads.transportAlone("\(transportName) alone + one hop", transport: transport, url: url,
+                                            count: count, inFlight: inFlight,
                                             deliverOn: DispatchQueue(label: "courier-bench.hop")),
-            AsyncNetworkWorkloads.courier("Courier/URLSession, async", client: fixture.courierURLSession,
-                                          count: count, inFlight: inFlight),
-            AsyncNetworkWorkloads.rawURLSession("raw URLSession, async", session: fixture.rawSession,
-                                                url: fixture.url, count: count, inFlight: inFlight),
+            AsyncNetworkWorkloads.courier("Courier/\(short), async", client: client, count: count, inFlight: inFlight),
+            rawAsync("raw \(short), async", count, inFlight),
         ]
-        let urlSession = compare("R1 \(label)", warmUp: warm, repetitions: reps, workloads)
-        rows += throughputRows("R1", label, urlSession, courier: "Courier/URLSession", raw: "raw URLSession",
-                               engine: "URLSession", minimum: 0.97,
-                               extras: ["Courier/URLSession, promise", "URLSessionTransport alone",
-                                        "URLSessionTransport alone + one hop"])
-        rows += asyncRows("R1", label, urlSession, courier: "Courier/URLSession, async",
-                          raw: "raw URLSession, async", engine: "URLSession")
-        rows.append(switchesRow("R1", label, workloads))
+        let result = compare("\(id) \(label)", warmUp: options.warmUp, repetitions: options.repetitions, workloads)
+        rows += throughputRows(id, label, result, courier: "Courier/\(short)", raw: "raw \(short)",
+                               engine: engine, minimum: minimum,
+                               extras: ["Courier/\(short), promise", "\(transportName) alone",
+                                        "\(transportName) alone + one hop"])
+        rows += asyncRows(id, label, result, courier: "Courier/\(short), async", raw: "raw \(short), async",
+                          engine: engine)
+        rows.append(switchesRow(id, label, workloads))
     }
-
-    for (label, count, inFlight) in [("sequential", options.sequential, 1), ("16 in flight", options.concurrent, 16)] {
-        let workloads = [
-            NetworkWorkloads.courier("Courier/AHC", client: fixture.courierAsyncHTTPClient,
-                                     count: count, inFlight: inFlight),
-            NetworkWorkloads.rawAsyncHTTPClient("raw AHC", client: fixture.httpClient, url: fixture.url,
-                                                count: count, inFlight: inFlight),
-            NetworkWorkloads.courierPromise("Courier/AHC, promise", client: fixture.courierAsyncHTTPClient,
-                                            count: count, inFlight: inFlight),
-            NetworkWorkloads.transportAlone("AsyncHTTPClientTransport alone",
-                                            transport: fixture.asyncHTTPClientTransport,
-                                            url: fixture.url, count: count, inFlight: inFlight),
-            NetworkWorkloads.transportAlone("AsyncHTTPClientTransport alone + one hop",
-                                            transport: fixture.asyncHTTPClientTransport,
-                                            url: fixture.url, count: count, inFlight: inFlight,
-                                            deliverOn: DispatchQueue(label: "courier-bench.hop")),
-            AsyncNetworkWorkloads.courier("Courier/AHC, async", client: fixture.courierAsyncHTTPClient,
-                                          count: count, inFlight: inFlight),
-            AsyncNetworkWorkloads.rawAsyncHTTPClient("raw AHC, async", client: fixture.httpClient,
-                                                     url: fixture.url, count: count, inFlight: inFlight),
-        ]
-        let ahc = compare("R2 \(label)", warmUp: warm, repetitions: reps, workloads)
-        rows += throughputRows("R2", label, ahc, courier: "Courier/AHC", raw: "raw AHC",
-                               engine: "AsyncHTTPClient", minimum: 0.9,
-                               extras: ["Courier/AHC, promise", "AsyncHTTPClientTransport alone",
-                                        "AsyncHTTPClientTransport alone + one hop"])
-        rows += asyncRows("R2", label, ahc, courier: "Courier/AHC, async", raw: "raw AHC, async",
-                          engine: "AsyncHTTPClient")
-        rows.append(switchesRow("R2", label, workloads))
-    }
-
-    return rows + runInMemoryComparison(options)
+    return rows
 }
 
 /// R3: the client's own cost per request, with a transport that answers in memory.
