@@ -93,17 +93,11 @@ final class PipelineStyleTests: XCTestCase {
     func test_givenInFlightRequest_whenCompletionTaskCancelled_thenCancelledAndTransportTaskCancelled() throws {
         let transport = RecordingTransport(.manual)
         let client = try makeClient(transport)
-        let sent = expectation(description: "sent")
         let cancelled = expectation(description: "cancelled")
         let task = client.request(GetUser()) { result in
             if case .failure(.cancelled) = result { cancelled.fulfill() } else { XCTFail("got \(result)") }
         }
-        let waiter = DispatchQueue.global()
-        waiter.async {
-            while transport.sendCount == 0 { usleep(1_000) }
-            sent.fulfill()
-        }
-        wait(for: [sent], timeout: 5)
+        XCTAssertTrue(transport.waitForSends(1), "the request never reached the transport")
         task.cancel()
         wait(for: [cancelled], timeout: 5)
         XCTAssertEqual(transport.cancelledIndices, [0])
@@ -115,7 +109,8 @@ final class PipelineStyleTests: XCTestCase {
         let transport = RecordingTransport(.manual)
         let client = try makeClient(transport)
         let task = Task { try await client.send(GetUser()) }
-        while transport.sendCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        let sent = await transport.sends(1)
+        XCTAssertTrue(sent, "the request never reached the transport")
         task.cancel()
         do {
             _ = try await task.value
@@ -130,12 +125,7 @@ final class PipelineStyleTests: XCTestCase {
         let transport = RecordingTransport(.manual)
         let client = try makeClient(transport)
         let chained = client.request(GetUser()).map { $0.name }
-        let sent = expectation(description: "sent")
-        DispatchQueue.global().async {
-            while transport.sendCount == 0 { usleep(1_000) }
-            sent.fulfill()
-        }
-        wait(for: [sent], timeout: 5)
+        XCTAssertTrue(transport.waitForSends(1), "the request never reached the transport")
         chained.cancel()
         XCTAssertEqual(transport.cancelledIndices, [0])
     }

@@ -68,13 +68,8 @@ final class PipelineTests: XCTestCase {
             $0.plugins = [plugin]
             $0.timeout = 10
         }
-        let sent = expectation(description: "sent")
         let promise = client.request(Ping())
-        DispatchQueue.global().async {
-            while transport.sendCount == 0 { usleep(1_000) }
-            sent.fulfill()
-        }
-        wait(for: [sent], timeout: 5)
+        XCTAssertTrue(transport.waitForSends(1), "the request never reached the transport")
         XCTAssertEqual(scheduler.requestedDelays, [10])
         scheduler.advance(by: 10)
         XCTAssertEqual(error(of: promise)?.shortName, "timedOut")
@@ -173,12 +168,7 @@ final class PipelineTests: XCTestCase {
         let client = try makeClient(transport) { $0.scheduler = scheduler }
         let promise = client.request(Ping(retryPolicy: RetryPolicy(
             maximumRetryCount: 3, delayBeforeRetry: .seconds(2), jitter: 0)))
-        let waiting = expectation(description: "retry scheduled")
-        DispatchQueue.global().async {
-            while scheduler.requestedDelays.count < 2 { usleep(1_000) }
-            waiting.fulfill()
-        }
-        wait(for: [waiting], timeout: 5)
+        XCTAssertTrue(scheduler.waitForScheduled(2), "the retry wait was never scheduled")
         XCTAssertEqual(scheduler.requestedDelays.last, 2)
         promise.cancel()
         scheduler.advance(by: 100)
@@ -194,12 +184,7 @@ final class PipelineTests: XCTestCase {
         let promise = client.request(Ping(
             timeout: 5, retryPolicy: RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), jitter: 0)))
         func waitForSends(_ count: Int) {
-            let reached = expectation(description: "\(count) sends")
-            DispatchQueue.global().async {
-                while transport.sendCount < count { usleep(1_000) }
-                reached.fulfill()
-            }
-            wait(for: [reached], timeout: 5)
+            XCTAssertTrue(transport.waitForSends(count), "\(count) sends never happened")
         }
         waitForSends(1)
         scheduler.advance(by: 5)      // attempt 1 times out; the retry waits 1 s

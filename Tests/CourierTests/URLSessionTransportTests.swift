@@ -18,11 +18,12 @@ final class URLSessionTransportTests: XCTestCase {
     }
 
     private func makeClient(
-        maximumResponseSize: Int = 50 * 1024 * 1024, base: URL? = nil
+        maximumResponseSize: Int = 50 * 1024 * 1024, base: URL? = nil, plugins: [any RequestPlugin] = []
     ) throws -> (NetworkClient, TestServer) {
         let server = try TestServer.shared
         var configuration = NetworkClient.Configuration(baseURL: base ?? server.baseURL)
         configuration.maximumResponseSize = maximumResponseSize
+        configuration.plugins = plugins
         configuration.timeout = 10
         return (NetworkClient(configuration: configuration), server)
     }
@@ -94,13 +95,16 @@ final class URLSessionTransportTests: XCTestCase {
     }
 
     func test_givenStallingServer_whenCancelled_thenCancelledPromptly() throws {
-        let (client, _) = try makeClient()
+        let handedToURLSession = DispatchSemaphore(value: 0)
+        let (client, _) = try makeClient(plugins: [SignalsSend(semaphore: handedToURLSession)])
         let finished = expectation(description: "completion")
         let task = client.request(Call(path: "stall")) { result in
             if case .failure(.cancelled) = result {} else { XCTFail("got \(result)") }
             finished.fulfill()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { task.cancel() }
+        XCTAssertEqual(handedToURLSession.wait(timeout: .now() + 5), .success, "the request was never sent")
+        task.cancel()
+        // The client's timeout is 10 s and the server never answers: only the cancel ends it in time.
         wait(for: [finished], timeout: 5)
     }
 
@@ -146,6 +150,12 @@ final class URLSessionTransportTests: XCTestCase {
 }
 
 extension URLSessionTransportTests {
+    /// A plugin that signals `semaphore` as each attempt is handed to the transport.
+    struct SignalsSend: RequestPlugin {
+        let semaphore: DispatchSemaphore
+        func willSend(_ request: URLRequest) { semaphore.signal() }
+    }
+
     /// A plugin that sets a fractional timeout on the outgoing request, as a user's plugin might.
     struct FractionalTimeout: RequestPlugin {
         func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
@@ -186,8 +196,7 @@ extension URLSessionTransportTests {
             return WeakBox(transport)
         }()
         // The last references leave with URLSession's callbacks on other threads: poll, bounded.
-        let deadline = Date().addingTimeInterval(5)
-        while box.isAlive && Date() < deadline { usleep(2_000) }
+        _ = eventually { !box.isAlive }
         XCTAssertFalse(box.isAlive, "URLSessionTransport leaked")
     }
 }

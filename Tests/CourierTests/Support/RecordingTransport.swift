@@ -19,7 +19,8 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     }
 
     private let mode: Mode
-    private let lock = NSLock()
+    /// Guards the properties below; signalled on every send, for ``waitForSends(_:timeout:)``.
+    private let lock = NSCondition()
     private var _requests: [URLRequest] = []
     private var _contexts: [TransportContext] = []
     private var _completions: [@Sendable (Result<HTTPResponse, any Error>) -> Void] = []
@@ -47,6 +48,27 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     var sendCount: Int { lock.withLock { _requests.count } }
     var cancelledIndices: [Int] { lock.withLock { _cancelledIndices } }
 
+    /// Blocks until at least `count` requests have reached the transport, or `timeout` passes.
+    ///
+    /// - Returns: `true` when `count` requests arrived in time.
+    func waitForSends(_ count: Int, timeout: TimeInterval = 5) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while _requests.count < count {
+            if !lock.wait(until: deadline) { return _requests.count >= count }
+        }
+        return true
+    }
+
+    /// The async form of ``waitForSends(_:timeout:)``: the blocking wait runs on a global queue,
+    /// so no thread of Swift's cooperative pool is held.
+    func sends(_ count: Int, timeout: TimeInterval = 5) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.waitForSends(count, timeout: timeout)) }
+        }
+    }
+
     /// Completes the `index`-th request (0-based) with `result`.
     func complete(_ index: Int, with result: Result<HTTPResponse, any Error>) {
         let completion = lock.withLock { index < _completions.count ? _completions[index] : nil }
@@ -61,6 +83,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
             _requests.append(request)
             _contexts.append(context)
             _completions.append(keepsCompletions ? completion : { @Sendable _ in })
+            lock.broadcast()
             return _requests.count - 1
         }
         onSend?(index)
@@ -90,7 +113,8 @@ final class ManualScheduler: RequestScheduler, @unchecked Sendable {
         let work: @Sendable () -> Void
     }
 
-    private let lock = NSLock()
+    /// Guards the properties below; signalled on every `schedule`, for ``waitForScheduled(_:timeout:)``.
+    private let lock = NSCondition()
     private var now: TimeInterval = 0
     private var nextID = 0
     private var entries: [Entry] = []
@@ -106,9 +130,23 @@ final class ManualScheduler: RequestScheduler, @unchecked Sendable {
             nextID += 1
             _requestedDelays.append(delay)
             entries.append(Entry(id: nextID, due: now + max(0, delay), work: work))
+            lock.broadcast()
             return nextID
         }
         return ScheduledWork { [self] in lock.withLock { entries.removeAll { $0.id == id } } }
+    }
+
+    /// Blocks until at least `count` delays have been asked for in all, or `timeout` passes.
+    ///
+    /// - Returns: `true` when `count` delays were asked for in time.
+    func waitForScheduled(_ count: Int, timeout: TimeInterval = 5) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while _requestedDelays.count < count {
+            if !lock.wait(until: deadline) { return _requestedDelays.count >= count }
+        }
+        return true
     }
 
     /// Moves the clock forward and runs, in due order, every work that becomes due.
