@@ -146,10 +146,15 @@ enum HeaderValidation {
             guard !name.isEmpty, allBytes(of: name, satisfy: isTokenByte) else {
                 throw .invalidRequest(reason: "the header name \"\(printable(name))\" is not a valid HTTP token")
             }
-            if !allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) {
+            if !isValidValue(value) {
                 throw .invalidRequest(reason: "the value of header \"\(name)\" contains a line break or NUL")
             }
         }
+    }
+
+    /// Whether `value` may be sent as a header value: no CR, LF or NUL.
+    static func isValidValue(_ value: String) -> Bool {
+        allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 })
     }
 
     /// Whether every UTF-8 byte of `text` passes `test`; scans the contiguous bytes of a native

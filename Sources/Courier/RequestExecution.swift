@@ -140,10 +140,22 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let plugins = core.configuration.plugins
         var outgoing = request
         let generation = core.authenticationRefresh.generation
+        var headersChanged = !plugins.isEmpty
         if requiresAuthentication, let authenticator = core.configuration.authenticator {
             outgoing = authenticator.apply(to: outgoing)
+            headersChanged = true
         }
         for plugin in plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
+        // The builder checked the endpoint's headers; a credential or a plugin may have added
+        // others (a token read from a server's answer, say) that must not reach the wire either.
+        if headersChanged {
+            do {
+                try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
+            } catch {
+                transportCompleted(.failure(error), attempt: attempt, request: outgoing, sentOnCallersThread: onCallersThread)
+                return
+            }
+        }
         for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
 

@@ -103,7 +103,17 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     public func apply(to request: URLRequest) -> URLRequest {
         guard let token else { return request }
         var request = request
-        request.setValue(headerValue(for: token), forHTTPHeaderField: headerField)
+        let value = headerValue(for: token)
+        if HeaderValidation.isValidValue(value) {
+            request.setValue(value, forHTTPHeaderField: headerField)
+        } else {
+            // FoundationNetworking's `setValue` silently drops a value with a line break, and the
+            // request would leave without its credential. Set it as it is instead: the pipeline
+            // then refuses the request with `invalidRequest` before it is sent.
+            var fields = request.allHTTPHeaderFields ?? [:]
+            fields.setCaseInsensitive(headerField, to: value)
+            request.allHTTPHeaderFields = fields
+        }
         return request
     }
 

@@ -155,6 +155,28 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(transport.sendCount, 2)
     }
 
+    /// A header a plugin adds after the builder's checks is checked before sending: it fails
+    /// with `invalidRequest`, is never sent, and is not retried.
+    func test_givenAPluginAddsAHeaderWithALineBreak_whenRequested_thenInvalidRequestAndNeverSent() throws {
+        struct Smuggles: RequestPlugin {
+            func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+                // Through `allHTTPHeaderFields`: FoundationNetworking's `setValue` drops such a value.
+                var request = request
+                var fields = request.allHTTPHeaderFields ?? [:]
+                fields["X-Note"] = "a\r\nX-Smuggled: yes"
+                request.allHTTPHeaderFields = fields
+                return request
+            }
+        }
+        let transport = RecordingTransport.answering(200, body: "{}")
+        let recorder = RecordingPlugin()
+        let client = try makeClient(transport) { $0.plugins = [Smuggles(), recorder] }
+        XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 3))))?.shortName, "invalidRequest")
+        XCTAssertEqual(transport.sendCount, 0)
+        XCTAssertEqual(recorder.events.filter { $0.hasPrefix("willSend") }, [])
+        XCTAssertEqual(recorder.events.last, "didReceive invalidRequest")
+    }
+
     func test_givenNoRetryPolicy_whenRetryableStatus_thenRunsOnce() throws {
         let transport = RecordingTransport.answering(503)
         let client = try makeClient(transport)

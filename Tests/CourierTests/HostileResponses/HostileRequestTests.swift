@@ -174,43 +174,69 @@ final class HostileRequestTests: XCTestCase {
         }
     }
 
-    /// A header value with CR LF must not smuggle a second header onto the wire.
-    func test_givenHeaderValueWithCRLF_whenSentToTheLocalServer_thenNoExtraHeaderArrives() throws {
-        guard let names = try receivedHeaderNames(sending: ["X-Note": "a\r\nX-Smuggled: yes"]) else { return }
-        XCTAssertFalse(names.contains { $0.lowercased() == "x-smuggled" }, "headers received: \(names)")
+    /// The builder refuses a CR LF in an endpoint's header (above); one that a plugin adds after
+    /// the builder ran is refused when the request leaves the gate, before anything is sent.
+    func test_givenAPluginAddsAHeaderValueWithCRLF_whenSent_thenInvalidRequestBeforeItIsSent() throws {
+        let plugin = AddsHeader(name: "X-Note", value: "a\r\nX-Smuggled: yes")
+        XCTAssertEqual(try received(plugins: [plugin]), .refused)
+        XCTAssertEqual(plugin.sentCount, 0, "willSend ran for a refused request")
     }
 
-    /// A header name with CR LF must not smuggle a header either (nor cut off the headers after it).
-    func test_givenHeaderNameWithCRLF_whenSentToTheLocalServer_thenNoExtraHeaderArrives() throws {
-        guard let names = try receivedHeaderNames(sending: ["X-Other\r\nX-Smuggled-Name": "b"]) else { return }
-        XCTAssertFalse(names.contains { $0.lowercased() == "x-smuggled-name" }, "headers received: \(names)")
-        XCTAssertTrue(names.contains { $0.lowercased() == "accept" }, "the default Accept header is missing: \(names)")
+    func test_givenAPluginAddsAHeaderNameWithCRLF_whenSent_thenInvalidRequest() throws {
+        XCTAssertEqual(try received(plugins: [AddsHeader(name: "X-Other\r\nX-Smuggled-Name", value: "b")]), .refused)
+    }
+
+    /// A credential is a header too: a token with a line break (read from a refresh answer, say)
+    /// must not smuggle a header in the Authorization line.
+    func test_givenATokenWithCRLF_whenSent_thenInvalidRequest() throws {
+        let authenticator = TokenAuthenticator(token: "abc\r\nX-Smuggled: yes") { _ in .value("unused") }
+        XCTAssertEqual(try received(authenticator: authenticator, requiresAuthentication: true), .refused)
+    }
+
+    /// The control for the three tests above: the same plumbing delivers a valid header.
+    func test_givenAPluginAddsAValidHeader_whenSent_thenTheServerReceivesIt() throws {
+        let plugin = AddsHeader(name: "X-Note", value: "fine")
+        guard case .headers(let names) = try received(plugins: [plugin]) else {
+            return XCTFail("the request was refused")
+        }
+        XCTAssertTrue(names.contains { $0.lowercased() == "x-note" }, "headers received: \(names)")
+        XCTAssertEqual(plugin.sentCount, 1)
     }
 
     // MARK: - Helpers
 
-    /// The header names the local server received for `GET /headers` with `headers`; `nil` (and no
-    /// failure) when the client refused the request with `invalidRequest`, which is also acceptable.
-    private func receivedHeaderNames(sending headers: [String: String]) throws -> [String]? {
-        let client = NetworkClient(baseURL: try TestServer.shared.baseURL)
+    private enum Received: Equatable {
+        case headers([String])
+        case refused
+    }
+
+    /// What the local server received for `GET /headers` through a client with `plugins` and
+    /// `authenticator`, or `.refused` when the client failed the request with `invalidRequest`.
+    private func received(
+        plugins: [any RequestPlugin] = [], authenticator: TokenAuthenticator? = nil, requiresAuthentication: Bool = false
+    ) throws -> Received {
+        var configuration = NetworkClient.Configuration(baseURL: try TestServer.shared.baseURL)
+        configuration.plugins = plugins
+        configuration.authenticator = authenticator
+        let client = NetworkClient(configuration: configuration)
         let settled = expectation(description: "settled")
         let box = ResultBox()
-        client.request(Echo(headers: headers)) { result in
+        client.request(Echo(headers: [:], requiresAuthentication: requiresAuthentication)) { result in
             box.result = result
             settled.fulfill()
         }
         wait(for: [settled], timeout: 10)
         switch box.result {
         case .success(let json)?:
-            return json["headers"].object.map { Array($0.keys) } ?? []
+            return .headers(json["headers"].object.map { Array($0.keys) } ?? [])
         case .failure(.invalidRequest)?:
-            return nil
+            return .refused
         case .failure(let error)?:
             XCTFail("unexpected error \(error)")
-            return nil
+            return .refused
         case nil:
             XCTFail("the request did not settle")
-            return nil
+            return .refused
         }
     }
 
@@ -265,7 +291,36 @@ private struct Echo: Endpoint {
     typealias Response = JSON
     var path: String { "headers" }
     var headers: [String: String]
-    var requiresAuthentication: Bool { false }
+    var requiresAuthentication: Bool
+}
+
+/// A plugin that adds one header in `prepare`, after the request builder's checks, and counts
+/// the attempts it saw leave.
+// @unchecked: `sent` is read and written only while holding `lock`.
+private final class AddsHeader: RequestPlugin, @unchecked Sendable {
+    let name: String
+    let value: String
+    private let lock = NSLock()
+    private var sent = 0
+
+    init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    var sentCount: Int { lock.withLock { sent } }
+
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        // Through `allHTTPHeaderFields`: FoundationNetworking's `setValue` silently drops a value
+        // with a line break, which would leave nothing to check.
+        var request = request
+        var fields = request.allHTTPHeaderFields ?? [:]
+        fields[name] = value
+        request.allHTTPHeaderFields = fields
+        return request
+    }
+
+    func willSend(_ request: URLRequest) { lock.withLock { sent += 1 } }
 }
 
 /// A body whose encoding always fails.
