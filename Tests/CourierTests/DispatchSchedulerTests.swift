@@ -58,15 +58,26 @@ final class DispatchSchedulerTests: XCTestCase {
         XCTAssertEqual(order.withLock { $0 }, [0, 1, 2, 3])
     }
 
-    func test_givenManyCancelledLongDeadlines_whenShortWorkScheduled_thenItStillRuns() {
-        let scheduler = DispatchScheduler()
+    func test_givenManyCancelledLongDeadlines_whenShortWorkScheduled_thenItStillRunsAndNoCancelledWorkDoes() {
+        // A serial queue runs due works in due order, so the sentinel runs after every short one.
+        // The queue is suspended while works are scheduled and cancelled: otherwise a work due
+        // at once may legitimately run before the line that cancels it.
+        let queue = DispatchQueue(label: "serial")
+        let scheduler = DispatchScheduler(queue: queue)
+        let cancelledRan = SharedValue(0)
+        queue.suspend()
         for _ in 0..<10_000 {
-            scheduler.schedule(after: 60) { XCTFail("cancelled work ran") }.cancel()
+            scheduler.schedule(after: 60) { cancelledRan.withLock { $0 += 1 } }.cancel()
+        }
+        for index in 0..<1_000 {
+            scheduler.schedule(after: Double(index % 5) / 1_000) { cancelledRan.withLock { $0 += 1 } }.cancel()
         }
         let kept = (0..<10).map { _ in scheduler.schedule(after: 60) {} }
+        queue.resume()
         let ran = expectation(description: "ran")
         scheduler.schedule(after: 0.01) { ran.fulfill() }
         wait(for: [ran], timeout: 5)
+        XCTAssertEqual(cancelledRan.withLock { $0 }, 0, "cancelled work ran")
         kept.forEach { $0.cancel() }
     }
 
@@ -81,20 +92,33 @@ final class DispatchSchedulerTests: XCTestCase {
         XCTAssertFalse(ran.withLock { $0 })
     }
 
-    func test_givenScheduledWork_whenScheduledFromManyThreads_thenEachRunsExactlyOnce() {
-        let scheduler = DispatchScheduler()
+    func test_givenScheduledWork_whenScheduledFromManyThreads_thenEachRunsExactlyOnceAndNoCancelledWorkRuns() {
+        let queue = DispatchQueue(label: "serial")
+        let scheduler = DispatchScheduler(queue: queue)
         let count = SharedValue(0)
+        let cancelledRan = SharedValue(0)
         let done = expectation(description: "all ran")
         done.expectedFulfillmentCount = 2_000
+        // Suspended while scheduling, so no cancelled work can come due before its cancel.
+        queue.suspend()
         DispatchQueue.concurrentPerform(iterations: 2_000) { index in
             scheduler.schedule(after: Double(index % 7) / 1_000) {
                 count.withLock { $0 += 1 }
                 done.fulfill()
             }
-            if index.isMultiple(of: 2) { scheduler.schedule(after: 30) { XCTFail("cancelled work ran") }.cancel() }
+            if index.isMultiple(of: 2) {
+                scheduler.schedule(after: Double(index % 5) / 1_000) { cancelledRan.withLock { $0 += 1 } }.cancel()
+            }
         }
+        queue.resume()
         wait(for: [done], timeout: 10)
+        // Due after every other work, on the same serial queue: when it runs, any cancelled work
+        // that was going to run has run.
+        let sentinel = expectation(description: "sentinel")
+        scheduler.schedule(after: 0.01) { sentinel.fulfill() }
+        wait(for: [sentinel], timeout: 5)
         XCTAssertEqual(count.withLock { $0 }, 2_000)
+        XCTAssertEqual(cancelledRan.withLock { $0 }, 0, "cancelled work ran")
     }
 }
 

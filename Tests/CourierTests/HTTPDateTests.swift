@@ -90,6 +90,7 @@ final class HTTPDateTests: XCTestCase {
     }
 
     func test_givenALeapSecond_whenParsed_thenCountedAsTheNextSecond() {
-        XCTAssertEqual(seconds("Sat, 31 Dec 2016 23:59:60 GMT"), seconds("Sun, 01 Jan 2017 00:00:00 GMT"))
+        XCTAssertEqual(seconds("Sat, 31 Dec 2016 23:59:60 GMT"), 1_483_228_800)
+        XCTAssertEqual(seconds("Sun, 01 Jan 2017 00:00:00 GMT"), 1_483_228_800)
     }
 }

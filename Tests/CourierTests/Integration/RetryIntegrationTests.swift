@@ -73,17 +73,27 @@ final class RetryIntegrationTests: IntegrationTestCase {
     func test_givenARequestWaitingToRetry_whenCancelled_thenNoFurtherAttemptIsMade() throws {
         let key = counterKey()
         let plugin = AttemptRecorder()
-        let client = try makeClient { $0.plugins = [plugin] }
+        // The back-off runs on a clock the test moves, so "no further attempt" is checked after
+        // the retry would have been due, not merely before it.
+        let scheduler = ManualScheduler()
+        let client = try makeClient {
+            $0.plugins = [plugin]
+            $0.scheduler = scheduler
+        }
         let endpoint = LiveJSONEndpoint(path: "counter/\(key)/statuses", query: [.init(name: "seq", value: "503,200")],
                                         retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .seconds(2),
                                                                  jitter: 0))
         let promise = client.request(endpoint)
-        // Wait for the first answer to be classified, then cancel during the 2 s back-off.
+        // Wait for the first answer to be classified and its back-off scheduled, then cancel.
         XCTAssertTrue(plugin.waitForReceive())
-        XCTAssertEqual(plugin.received.count, 1)
+        XCTAssertTrue(scheduler.waitForScheduled(2), "the back-off was never scheduled")
+        XCTAssertEqual(scheduler.requestedDelays.last, 2)
         promise.cancel()
         XCTAssertEqual(failure(of: promise, within: 2).map(errorKind), "PromiseError.cancelled")
+        scheduler.advance(by: 100)
         XCTAssertEqual(try count(for: key), 1)
+        XCTAssertEqual(plugin.sent.count, 1)
+        XCTAssertEqual(plugin.received.count, 1)
     }
 
     func test_givenAPluginThatAddsAHeader_thenTheServerReceivesIt() throws {

@@ -75,15 +75,15 @@ final class LifetimeTests: XCTestCase {
 
     func test_givenSlowRequestsInEveryStyle_whenCancelled_thenEverythingIsFreedLongBeforeTheResponseWasDue() {
         let tracker = WeakTracker()
-        let started = Date()
         do {
+            // Settling within 10 s of a 60 s stub delay is the proof that the cancel, not the
+            // delay running out, settled them.
             let settled = expectation(description: "every request settled")
             let cancels = issueInEveryStyle(on: stubClient(delay: 60), tracker: tracker, settled: settled)
             cancels.forEach { $0() }
             wait(for: [settled], timeout: 10)
         }
         XCTAssertEqual(tracker.survivors(), [])
-        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "freed only when the stub delay ran out")
     }
 
     func test_givenSlowRequests_whenTheyTimeOut_thenEverythingIsFreed() {
