@@ -61,7 +61,7 @@ final class DecodingThreadTests: XCTestCase {
         let promises = (0..<3).map { _ in client.request(GetWhereDecoded()) }
         XCTAssertTrue(promises.allSatisfy(\.isPending))
         client.resume()
-        for promise in promises { _ = try promise.wait() }
+        for promise in promises { _ = try promise.wait(within: 10) }
         XCTAssertEqual(decodings.count, 3)
         XCTAssertEqual(decodings.compactMap(\.queue), [], "sent on the gate's queue, decoded off it")
     }
@@ -77,7 +77,7 @@ final class DecodingThreadTests: XCTestCase {
             started.signal()
         }
         XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
-        _ = try XCTUnwrap(box.withLock { $0 }).wait()
+        _ = try XCTUnwrap(box.withLock { $0 }).wait(within: 10)
         XCTAssertEqual(decodings.count, 1)
         XCTAssertEqual(decodings.compactMap(\.queue), [], "decoded on the gate's queue")
     }
@@ -96,7 +96,7 @@ final class DecodingThreadTests: XCTestCase {
         let client = try makeClient(transport) { $0.scheduler = DispatchScheduler(queue: timerQueue) }
         let endpoint = GetWhereDecoded(
             retryPolicy: RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0))
-        _ = try client.request(endpoint).wait()
+        _ = try client.request(endpoint).wait(within: 10)
         XCTAssertEqual(answers.withLock { $0 }, 2, "the 503 was retried once")
         XCTAssertEqual(decodings.count, 1, "only the 200 is decoded")
         XCTAssertEqual(decodings.compactMap(\.queue), [], "the retry was decoded on the timer's queue")

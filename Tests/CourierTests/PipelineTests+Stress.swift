@@ -79,12 +79,12 @@ extension PipelineStressTests {
             let client = NetworkClient(
                 configuration: .init(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9"))), transport: transport)
             refs.set(client: client, transport: transport)
-            _ = try client.request(Ping()).wait()
+            _ = try client.request(Ping()).wait(within: 10)
             client.pause()
             let held = client.request(Ping())
             held.cancel()
             client.resume()
-            _ = try client.response(for: Ping()).wait()
+            _ = try client.response(for: Ping()).wait(within: 10)
         }
         // The last references leave with closures finishing on other threads: poll, bounded.
         _ = eventually { !refs.anyAlive }

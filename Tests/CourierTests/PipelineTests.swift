@@ -50,7 +50,7 @@ final class PipelineTests: XCTestCase {
 
     private func error<T>(of promise: Promise<T>) -> NetworkError? {
         do {
-            _ = try promise.wait()
+            _ = try promise.wait(within: 10)
             return nil
         } catch {
             return error as? NetworkError
@@ -95,15 +95,15 @@ final class PipelineTests: XCTestCase {
         let transport = RecordingTransport(.immediate { _ in .success(HTTPResponse(statusCode: 200, body: Data("1".utf8))) })
         let client = try makeClient(transport)
         let promise = client.request(Ping())
-        XCTAssertEqual(try promise.wait(), JSON.number(1))
+        XCTAssertEqual(try promise.wait(within: 10), JSON.number(1))
         transport.complete(0, with: .success(HTTPResponse(statusCode: 500)))
-        XCTAssertEqual(try promise.wait(), JSON.number(1))
+        XCTAssertEqual(try promise.wait(within: 10), JSON.number(1))
     }
 
     func test_givenFinishedRequest_whenDone_thenItsDeadlineIsCancelled() throws {
         let scheduler = ManualScheduler()
         let client = try makeClient(RecordingTransport.answering(body: "{}")) { $0.scheduler = scheduler }
-        _ = try client.request(Ping()).wait()
+        _ = try client.request(Ping()).wait(within: 10)
         XCTAssertEqual(scheduler.pendingCount, 0)
     }
 
@@ -151,7 +151,7 @@ final class PipelineTests: XCTestCase {
             }
         }
         let client = try makeClient(transport) { $0.plugins = [MarkRetries()] }
-        XCTAssertEqual(try client.request(GetUser(retryPolicy: policy(retries: 3))).wait(), User(id: 1, name: "Ada"))
+        XCTAssertEqual(try client.request(GetUser(retryPolicy: policy(retries: 3))).wait(within: 10), User(id: 1, name: "Ada"))
         XCTAssertEqual(transport.sendCount, 2)
     }
 
@@ -215,7 +215,7 @@ final class PipelineTests: XCTestCase {
         waitForSends(2)
         XCTAssertEqual(scheduler.requestedDelays, [5, 1, 5])
         transport.complete(1, with: .success(HTTPResponse(statusCode: 200, body: Data("true".utf8))))
-        XCTAssertEqual(try promise.wait(), JSON.bool(true))
+        XCTAssertEqual(try promise.wait(within: 10), JSON.bool(true))
     }
 
     // MARK: Plugins and credentials
@@ -224,7 +224,7 @@ final class PipelineTests: XCTestCase {
         let transport = RecordingTransport.statuses([503, 503, 200])
         let plugin = RecordingPlugin(addingHeader: ("X-Plugin", "yes"))
         let client = try makeClient(transport) { $0.plugins = [plugin] }
-        _ = try client.request(Ping(retryPolicy: policy(retries: 5))).wait()
+        _ = try client.request(Ping(retryPolicy: policy(retries: 5))).wait(within: 10)
         let attempt = ["prepare ping", "willSend"]
         XCTAssertEqual(plugin.events,
                        attempt + ["didReceive serverError(503)"] + attempt + ["didReceive serverError(503)"]
@@ -235,8 +235,8 @@ final class PipelineTests: XCTestCase {
     func test_givenAuthenticator_whenRequestLeavesTheGate_thenCredentialAppliedOnlyWhenRequired() throws {
         let transport = RecordingTransport.answering(body: "{}")
         let client = try makeClient(transport) { $0.authenticator = HeaderAuthenticator(token: "t1") }
-        _ = try client.request(Ping()).wait()
-        _ = try client.request(Ping(requiresAuthentication: false)).wait()
+        _ = try client.request(Ping()).wait(within: 10)
+        _ = try client.request(Ping(requiresAuthentication: false)).wait(within: 10)
         XCTAssertEqual(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer t1", nil])
     }
 
@@ -256,7 +256,7 @@ final class PipelineTests: XCTestCase {
     func test_givenEndpoint_whenSent_thenTransportContextDescribesIt() throws {
         let transport = RecordingTransport.answering(body: "{}")
         let client = try makeClient(transport) { $0.maximumResponseSize = 1234 }
-        _ = try client.request(Ping()).wait()
+        _ = try client.request(Ping()).wait(within: 10)
         let context = try XCTUnwrap(transport.contexts.first)
         XCTAssertEqual(context.method, .get)
         XCTAssertEqual(context.endpointPath, "ping")
@@ -269,12 +269,12 @@ final class PipelineTests: XCTestCase {
 
     func test_givenResponseKinds_whenDecoded_thenJSONRawAndDecodableAllWork() throws {
         let client = try makeClient(RecordingTransport.answering(body: PipelineTests.userJSON))
-        XCTAssertEqual(try client.request(GetUser()).wait(), User(id: 1, name: "Ada"))
-        XCTAssertEqual(try client.request(Ping()).wait()["name"].string, "Ada")
-        XCTAssertEqual(try client.request(Raw()).wait().body, Data(PipelineTests.userJSON.utf8))
+        XCTAssertEqual(try client.request(GetUser()).wait(within: 10), User(id: 1, name: "Ada"))
+        XCTAssertEqual(try client.request(Ping()).wait(within: 10)["name"].string, "Ada")
+        XCTAssertEqual(try client.request(Raw()).wait(within: 10).body, Data(PipelineTests.userJSON.utf8))
 
         let empty = try makeClient(RecordingTransport.answering(204))
-        XCTAssertEqual(try empty.request(Ping()).wait(), JSON.null)
+        XCTAssertEqual(try empty.request(Ping()).wait(within: 10), JSON.null)
     }
 
     func test_givenUndecodableBody_whenDecoded_thenDecodingFailedCarriesTheResponse() throws {
@@ -288,7 +288,7 @@ final class PipelineTests: XCTestCase {
 
     func test_givenResponseForEndpoint_whenStatusFails_thenClassifiedButNotDecoded() throws {
         let ok = try makeClient(RecordingTransport.answering(body: "not json"))
-        XCTAssertEqual(try ok.response(for: GetUser()).wait().body, Data("not json".utf8))
+        XCTAssertEqual(try ok.response(for: GetUser()).wait(within: 10).body, Data("not json".utf8))
         let failing = try makeClient(RecordingTransport.answering(500, body: "oops"))
         XCTAssertEqual(error(of: failing.response(for: GetUser()))?.shortName, "serverError(500)")
         let odd = try makeClient(RecordingTransport.answering(304))

@@ -240,7 +240,7 @@ final class RequestGateTests: XCTestCase {
         held.cancel()
         XCTAssertTrue(held.isCancelled)
         client.resume()
-        _ = try client.request(Ping()).wait()  // FIFO: the cancelled one would have gone first
+        _ = try client.request(Ping()).wait(within: 10)  // FIFO: the cancelled one would have gone first
         XCTAssertEqual(transport.sendCount, 1)
     }
 
@@ -255,7 +255,7 @@ final class RequestGateTests: XCTestCase {
         task.cancel()
         wait(for: [finished], timeout: 5)
         client.resume()
-        _ = try client.request(Ping()).wait()
+        _ = try client.request(Ping()).wait(within: 10)
         XCTAssertEqual(transport.sendCount, 1)
     }
 
@@ -265,7 +265,7 @@ final class RequestGateTests: XCTestCase {
         client?.pause()
         let held = try XCTUnwrap(client?.request(Ping()))
         client = nil
-        XCTAssertThrowsError(try held.wait()) { error in
+        XCTAssertThrowsError(try held.wait(within: 10)) { error in
             XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled")
         }
         XCTAssertEqual(transport.sendCount, 0)
@@ -276,11 +276,11 @@ final class RequestGateTests: XCTestCase {
         let client = try makeClient(transport)
         client.pause()
         let held = client.request(Ping())
-        XCTAssertEqual(try client.request(Ping(requiresAuthentication: false)).wait(), JSON.object([:]))
+        XCTAssertEqual(try client.request(Ping(requiresAuthentication: false)).wait(within: 10), JSON.object([:]))
         XCTAssertTrue(held.isPending)
         XCTAssertEqual(transport.sendCount, 1)
         client.resume()
-        _ = try held.wait()
+        _ = try held.wait(within: 10)
         XCTAssertEqual(transport.sendCount, 2)
     }
 
@@ -293,11 +293,11 @@ final class RequestGateTests: XCTestCase {
         scheduler.advance(by: 4.9)
         XCTAssertTrue(held.isPending)
         scheduler.advance(by: 0.1)
-        XCTAssertThrowsError(try held.wait()) { error in
+        XCTAssertThrowsError(try held.wait(within: 10)) { error in
             XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut")
         }
         client.resume()
-        _ = try client.request(Ping()).wait()
+        _ = try client.request(Ping()).wait(within: 10)
         XCTAssertEqual(transport.sendCount, 1)
     }
 

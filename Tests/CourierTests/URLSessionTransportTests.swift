@@ -30,7 +30,7 @@ final class URLSessionTransportTests: XCTestCase {
 
     private func failure<T>(_ promise: Promise<T>) -> NetworkError? {
         do {
-            _ = try promise.wait()
+            _ = try promise.wait(within: 10)
             return nil
         } catch {
             return error as? NetworkError
@@ -41,7 +41,7 @@ final class URLSessionTransportTests: XCTestCase {
         let (client, _) = try makeClient()
         let echo = try client.request(Call(
             path: "anything/echo", method: .post, headers: ["X-Trace": "abc"], body: .json(["n": 1]),
-            query: [URLQueryItem(name: "q", value: "a+b")])).wait()
+            query: [URLQueryItem(name: "q", value: "a+b")])).wait(within: 10)
         XCTAssertEqual(echo["method"].string, "POST")
         XCTAssertEqual(echo["json"]["n"].int, 1)
         XCTAssertEqual(echo["headers"]["X-Trace"].string, "abc")
@@ -60,7 +60,7 @@ final class URLSessionTransportTests: XCTestCase {
         let (client, _) = try makeClient()
         let echo = try client.request(Call(
             path: "redirect-to", headers: ["Authorization": "Bearer keep", "X-Custom": "1"],
-            query: [URLQueryItem(name: "url", value: "/headers")])).wait()
+            query: [URLQueryItem(name: "url", value: "/headers")])).wait(within: 10)
         XCTAssertEqual(echo["headers"]["Authorization"].string, "Bearer keep")
         XCTAssertEqual(echo["headers"]["X-Custom"].string, "1")
     }
@@ -70,7 +70,7 @@ final class URLSessionTransportTests: XCTestCase {
         let echo = try client.request(Call(
             path: "redirect-to",
             headers: ["Authorization": "Bearer secret", "Cookie": "s=1", "X-Api-Key": "k", "X-Custom": "1"],
-            query: [URLQueryItem(name: "url", value: server.localhostURL("/headers").absoluteString)])).wait()
+            query: [URLQueryItem(name: "url", value: server.localhostURL("/headers").absoluteString)])).wait(within: 10)
         let headers = echo["headers"]
         XCTAssertEqual(headers["X-Custom"].string, "1")
         for name in ["Authorization", "Cookie", "X-Api-Key"] {
@@ -84,7 +84,7 @@ final class URLSessionTransportTests: XCTestCase {
             return XCTFail("expected invalidRequest")
         }
         XCTAssertEqual(reason, "response larger than 1000 bytes")
-        XCTAssertEqual(try client.response(for: Call(path: "bytes/1000")).wait().body.count, 1_000)
+        XCTAssertEqual(try client.response(for: Call(path: "bytes/1000")).wait(within: 10).body.count, 1_000)
     }
 
     func test_givenStallingServer_whenTimeoutPasses_thenTimedOut() throws {
@@ -170,7 +170,7 @@ extension URLSessionTransportTests {
         var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
         configuration.plugins = [FractionalTimeout()]
         let client = NetworkClient(configuration: configuration)
-        let echo = try client.request(Call(path: "delay/0.2", timeout: 0.8)).wait()
+        let echo = try client.request(Call(path: "delay/0.2", timeout: 0.8)).wait(within: 10)
         XCTAssertEqual(echo["delay"].double, 0.2)
     }
 }
@@ -192,7 +192,7 @@ extension URLSessionTransportTests {
         let box: WeakBox<URLSessionTransport> = try {
             let transport = URLSessionTransport()
             let client = NetworkClient(configuration: .init(baseURL: server.baseURL), transport: transport)
-            _ = try client.request(Call(path: "anything")).wait()
+            _ = try client.request(Call(path: "anything")).wait(within: 10)
             return WeakBox(transport)
         }()
         // The last references leave with URLSession's callbacks on other threads: poll, bounded.
@@ -214,12 +214,12 @@ extension URLSessionTransportTests {
 
     func test_givenInfiniteTimeout_whenSentOverURLSession_thenTheAnswerArrives() throws {
         let (client, server) = try makeClient()
-        let echo = try client.request(Call(path: "anything/forever", timeout: .infinity)).wait()
+        let echo = try client.request(Call(path: "anything/forever", timeout: .infinity)).wait(within: 10)
         XCTAssertEqual(echo["method"].string, "GET")
 
         var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
         configuration.plugins = [SetsTimeout(seconds: .infinity)]
-        let viaPlugin = try NetworkClient(configuration: configuration).request(Call(path: "anything/plugin")).wait()
+        let viaPlugin = try NetworkClient(configuration: configuration).request(Call(path: "anything/plugin")).wait(within: 10)
         XCTAssertEqual(viaPlugin["method"].string, "GET")
     }
 }

@@ -21,11 +21,18 @@ final class AsyncBridgeTests: XCTestCase {
         }
     }
 
-    func test_givenPromiseSettledLaterOnAnotherThread_whenAwaited_thenTheTaskResumes() async throws {
+    func test_givenPromiseSettledLaterOnAnotherThread_whenAwaited_thenTheTaskResumes() {
         let (promise, resolver) = Promise<String>.pending()
+        let resumed = DispatchSemaphore(value: 0)
+        let received = Box<String?>(nil)
+        Task.detached {
+            received.set(try? await promise.value)
+            resumed.signal()
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { resolver.fulfill("late") }
-        let value = try await promise.value
-        XCTAssertEqual(value, "late")
+        // Bounded: a bridge that never resumed would fail here instead of hanging the suite.
+        XCTAssertEqual(resumed.wait(timeout: .now() + testTimeout), .success)
+        XCTAssertEqual(received.get(), "late")
     }
 
     /// The main thread stays blocked for the whole test: if resuming needed the main queue,
@@ -43,16 +50,22 @@ final class AsyncBridgeTests: XCTestCase {
         XCTAssertEqual(received.get(), 5)
     }
 
-    func test_givenAwaitingTask_whenTheTaskIsCancelled_thenThePromiseAndItsProducerAreCancelled() async {
+    func test_givenAwaitingTask_whenTheTaskIsCancelled_thenThePromiseAndItsProducerAreCancelled() {
         let (promise, resolver, hookRuns) = cancellableProducer(Int.self)
-        let awaiting = Task { try await promise.value }
-        awaiting.cancel()
-        do {
-            _ = try await awaiting.value
-            XCTFail("expected a throw")
-        } catch {
-            XCTAssertEqual(error as? PromiseError, .cancelled)
+        let finished = DispatchSemaphore(value: 0)
+        let thrown = Box<PromiseError?>(nil)
+        let awaiting = Task {
+            do {
+                _ = try await promise.value
+            } catch {
+                thrown.set(error as? PromiseError)
+            }
+            finished.signal()
         }
+        awaiting.cancel()
+        // Bounded: the producer is kept alive below, so only the cancellation can end the wait.
+        XCTAssertEqual(finished.wait(timeout: .now() + testTimeout), .success, "the awaiting task never ended")
+        XCTAssertEqual(thrown.get(), .cancelled)
         XCTAssertTrue(promise.isCancelled)
         XCTAssertEqual(hookRuns.value, 1)
         withExtendedLifetime(resolver) {}

@@ -150,21 +150,24 @@ final class CancellationTests: XCTestCase {
 
     func test_givenHandlerOnACancelledChain_thenTheProducersHookRanBeforeTheHandlerCouldRun() {
         let (producer, resolver) = Promise<Int>.pending()
-        let handlerRan = DispatchSemaphore(value: 0)
-        let handlerRanDuringHook = Box<Bool?>(nil)
+        let handlerQueue = DispatchQueue(label: "handlers")
+        let handlerRan = Box(false)
+        let handlerRanBeforeHook = Box<Bool?>(nil)
         resolver.onCancel {
-            // Were handlers notified before the hooks ran, this one would run meanwhile.
-            handlerRanDuringHook.set(handlerRan.wait(timeout: .now() + .milliseconds(200)) == .success)
+            // Had the handler been notified before the hooks ran, its block would already be on
+            // `handlerQueue`; draining the queue runs it, so the flag would read `true`.
+            handlerQueue.sync {}
+            handlerRanBeforeHook.set(handlerRan.get())
         }
         let end = producer.map { $0 + 1 }
         let caught = expectation(description: "catch ran")
-        end.catch { _ in
-            handlerRan.signal()
+        end.catch(on: handlerQueue) { _ in
+            handlerRan.set(true)
             caught.fulfill()
         }
         end.cancel()
         wait(for: [caught], timeout: testTimeout)
-        XCTAssertEqual(handlerRanDuringHook.get(), false)
+        XCTAssertEqual(handlerRanBeforeHook.get(), false)
     }
 
     // MARK: ensure / catch / finally under cancellation

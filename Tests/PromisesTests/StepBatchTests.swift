@@ -19,7 +19,7 @@ final class StepBatchTests: XCTestCase {
             }
         }
         seal.fulfill(0)
-        XCTAssertEqual(try tail.wait(), 200)
+        XCTAssertEqual(try tail.wait(within: 10), 200)
         XCTAssertEqual(order.get(), Array(1...200))
     }
 
@@ -41,7 +41,7 @@ final class StepBatchTests: XCTestCase {
             }
         }
         seal.fulfill(0)
-        XCTAssertNoThrow(try tail.wait())
+        XCTAssertNoThrow(try tail.wait(within: 10))
         drain(queue)
         let log = order.get()
         XCTAssertEqual(log.count, 201)
@@ -81,8 +81,8 @@ final class StepBatchTests: XCTestCase {
         let waiter = root.map(on: queue) { _ in handshake.wait(timeout: .now() + testTimeout) == .success }
         let signaller = root.done(on: queue) { _ in handshake.signal() }
         seal.fulfill(1)
-        XCTAssertEqual(try waiter.wait(), true, "the sibling step never ran while the first one waited")
-        XCTAssertNoThrow(try signaller.wait())
+        XCTAssertEqual(try waiter.wait(within: 10), true, "the sibling step never ran while the first one waited")
+        XCTAssertNoThrow(try signaller.wait(within: 10))
     }
 
     func test_givenStepAndOtherOperatorsOnOnePromise_whenAStepSettlesIt_thenHandlersRunInAttachmentOrder() {
@@ -93,7 +93,7 @@ final class StepBatchTests: XCTestCase {
         _ = settledByStep.ensure(on: queue) { events.mutate { $0.append("ensure") } }
         let last = settledByStep.done(on: queue) { _ in events.mutate { $0.append("done") } }
         seal.fulfill(1)
-        XCTAssertNoThrow(try last.wait())
+        XCTAssertNoThrow(try last.wait(within: 10))
         drain(queue)
         XCTAssertEqual(events.get(), ["ensure", "done"])
     }
@@ -108,8 +108,8 @@ final class StepBatchTests: XCTestCase {
             events.mutate { $0.append("settling handler returns") }
             return value
         }
-        XCTAssertEqual(try chain.wait(), 1)
-        XCTAssertNoThrow(try otherDone.wait())
+        XCTAssertEqual(try chain.wait(within: 10), 1)
+        XCTAssertNoThrow(try otherDone.wait(within: 10))
         XCTAssertEqual(events.get(), ["settling handler returns", "other handler"])
     }
 
@@ -127,7 +127,7 @@ final class StepBatchTests: XCTestCase {
             }
         }
         seal.fulfill(0)
-        XCTAssertEqual(try tail.wait(), 100)
+        XCTAssertEqual(try tail.wait(within: 10), 100)
     }
 
     func test_givenCancelledStepInsideABatch_thenItsHandlerAndTheRestAreSkipped() {
@@ -150,7 +150,7 @@ final class StepBatchTests: XCTestCase {
             seal.fulfill(0)
             second.cancel()  // cancels `first` and the head too (upstream), but the head settled
         }
-        XCTAssertThrowsError(try third.wait()) { XCTAssertTrue(isCancellation($0)) }
+        XCTAssertThrowsError(try third.wait(within: 10)) { XCTAssertTrue(isCancellation($0)) }
         XCTAssertEqual(ran.get(), [])
     }
 }
@@ -164,14 +164,14 @@ final class PromiseValueStorageTests: XCTestCase {
     }
 
     func test_givenValuesOfEverySize_whenFulfilled_thenTheyReadBackIntact() throws {
-        XCTAssertEqual(try Promise.value(42).wait(), 42)
-        XCTAssertEqual(try Promise.value("a string longer than fifteen bytes").wait(), "a string longer than fifteen bytes")
-        XCTAssertEqual(try Promise.value([1, 2, 3]).wait(), [1, 2, 3])
-        XCTAssertEqual(try Promise.value(Large()).wait(), Large())
-        XCTAssertEqual(try Promise.value(Optional<Int>.none).wait(), nil)
-        try Promise.value(()).wait()
+        XCTAssertEqual(try Promise.value(42).wait(within: 10), 42)
+        XCTAssertEqual(try Promise.value("a string longer than fifteen bytes").wait(within: 10), "a string longer than fifteen bytes")
+        XCTAssertEqual(try Promise.value([1, 2, 3]).wait(within: 10), [1, 2, 3])
+        XCTAssertEqual(try Promise.value(Large()).wait(within: 10), Large())
+        XCTAssertEqual(try Promise.value(Optional<Int>.none).wait(within: 10), nil)
+        try Promise.value(()).wait(within: 10)
         let mapped = Promise.value(Large()).map(on: .promises) { $0.name + "!" }
-        XCTAssertEqual(try mapped.wait(), "large!")
+        XCTAssertEqual(try mapped.wait(within: 10), "large!")
     }
 
     func test_givenNonTrivialValueInPlaceOrBoxed_whenThePromiseIsReleased_thenTheValueIsFreed() {
