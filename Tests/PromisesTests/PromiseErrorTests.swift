@@ -37,7 +37,7 @@ final class PromiseErrorTests: XCTestCase {
             runs.increment()
             return Promise(error: TransferError(isCancelled: true))
         }
-        XCTAssertNotNil(error(of: retried))
+        XCTAssertEqual((error(of: retried) as? TransferError)?.isCancelled, true)
         XCTAssertEqual(runs.value, 1)
     }
 

@@ -151,6 +151,8 @@ final class StressTests: XCTestCase {
         XCTAssertTrue(outers.allSatisfy(\.isCancelled))
         XCTAssertEqual(hooks.get(), started.get(), "work started by a handler was not cancelled")
         XCTAssertFalse(started.get().contains { $0 > 1 })
+        // Nothing started at all would pass the checks above without exercising the race.
+        XCTAssertGreaterThan(started.get().reduce(0, +), 0, "no handler ran before its cancel")
     }
 
     func test_givenHandlersAttachedWhileAnotherThreadSettles_thenTheyStillRunInAttachmentOrder() {

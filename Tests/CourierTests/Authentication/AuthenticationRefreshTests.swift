@@ -227,17 +227,25 @@ final class AuthenticationRefreshTests: XCTestCase {
         }
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
         configuration.authenticator = auth
+        configuration.timeout = 10
+        // The "slow" request's 401 arrives one virtual second after it was sent: the test moves
+        // the clock only once the first refresh has finished, so the order is certain.
+        let clock = VirtualClock()
         let client = NetworkClient.stubbing()
             .respond { request in
                 if request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh-token-1" { return .json("{}") }
-                // The "slow" request's 401 arrives long after the first refresh finished.
                 let slow = request.url?.path == "/slow"
-                return .json(#"{"message":"no token"}"#, status: 401, delay: slow ? 0.3 : 0)
+                return .json(#"{"message":"no token"}"#, status: 401, delay: slow ? 1 : 0)
             }
+            .clock(clock)
             .makeClient(configuration: configuration)
         let fast = client.request(StubJSONEndpoint(path: "fast"))
         let slow = client.request(StubJSONEndpoint(path: "slow"))
         XCTAssertEqual(outcomeName(settle(fast)), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1)
+        XCTAssertTrue(slow.isPending, "the slow 401 arrived before the clock moved")
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the slow request's answer was never scheduled")
+        clock.advance(by: 1)
         XCTAssertEqual(outcomeName(settle(slow)), "ok")
         XCTAssertEqual(refreshes.withLock { $0 }, 1, "the slow 401 carried no token while one existed: replay, not refresh")
     }
