@@ -228,23 +228,26 @@ final class AuthenticationRefreshTests: XCTestCase {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
         configuration.authenticator = auth
         configuration.timeout = 10
-        // The "slow" request's 401 arrives one virtual second after it was sent: the test moves
-        // the clock only once the first refresh has finished, so the order is certain.
+        // Both requests leave without a token; on the virtual clock the "fast" 401 arrives after
+        // one second and the "slow" one after two, so the slow 401 certainly arrives after the
+        // refresh that the fast one started has finished.
         let clock = VirtualClock()
         let client = NetworkClient.stubbing()
             .respond { request in
                 if request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh-token-1" { return .json("{}") }
                 let slow = request.url?.path == "/slow"
-                return .json(#"{"message":"no token"}"#, status: 401, delay: slow ? 1 : 0)
+                return .json(#"{"message":"no token"}"#, status: 401, delay: slow ? 2 : 1)
             }
             .clock(clock)
             .makeClient(configuration: configuration)
         let fast = client.request(StubJSONEndpoint(path: "fast"))
         let slow = client.request(StubJSONEndpoint(path: "slow"))
+        // Two deadlines and two answers.
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 4), "the requests were not both sent")
+        clock.advance(by: 1)
         XCTAssertEqual(outcomeName(settle(fast)), "ok")
         XCTAssertEqual(refreshes.withLock { $0 }, 1)
-        XCTAssertTrue(slow.isPending, "the slow 401 arrived before the clock moved")
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the slow request's answer was never scheduled")
+        XCTAssertTrue(slow.isPending, "the slow 401 arrived before its time")
         clock.advance(by: 1)
         XCTAssertEqual(outcomeName(settle(slow)), "ok")
         XCTAssertEqual(refreshes.withLock { $0 }, 1, "the slow 401 carried no token while one existed: replay, not refresh")
