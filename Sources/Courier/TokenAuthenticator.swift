@@ -33,7 +33,8 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
 
         /// - Parameters:
         ///   - maximumRefreshes: Refreshes allowed within the window. Default: 3.
-        ///   - window: The window in seconds. Default: 60.
+        ///   - window: The window in seconds. Default: 60. `.infinity` counts every refresh
+        ///     ever started; a window of zero or less turns the guard off.
         public init(maximumRefreshes: Int = 3, window: TimeInterval = 60) {
             self.maximumRefreshes = maximumRefreshes
             self.window = window
@@ -191,7 +192,10 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch self {
         case .refreshLimitExceeded(let count, let window):
-            "Gave up refreshing the credential: \(count) refreshes within \(Int(window)) s"
+            // `Int(_:)` traps on infinity, NaN and huge values; a window like that means "ever".
+            window.isFinite && abs(window) < 1e15
+                ? "Gave up refreshing the credential: \(count) refreshes within \(Int(window)) s"
+                : "Gave up refreshing the credential: \(count) refreshes, the most allowed"
         case .rejectedAfterRefresh:
             "The server rejected the request again after the credential was refreshed"
         }

@@ -63,12 +63,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 tasks[identifier] = entry
                 return entry.maximumSize
             }
-            if expected > 0 { entry.body.reserveCapacity(Int(expected)) }
+            // The declared length is the server's word, not a fact: reserve at most 1 MiB up
+            // front (a huge reservation traps in Foundation or wastes memory); the body grows
+            // as it arrives, and the limit is checked on every chunk.
+            if expected > 0 { entry.body.reserveCapacity(Int(min(expected, Self.largestReservation))) }
             tasks[identifier] = entry
             return nil
         }
         completionHandler(limit == nil ? .allow : .cancel)
     }
+
+    /// The most memory set aside for a body before it arrives, whatever its declared length.
+    static let largestReservation: Int64 = 1 << 20
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier

@@ -77,6 +77,19 @@ final class HostileResponseServerTests: XCTestCase {
         XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
     }
 
+    /// A declared length the client cannot (or should not) set aside memory for, with the size
+    /// limit turned off: the body is read as it comes, and the short transfer ends typed.
+    func test_givenAnEnormousDeclaredContentLengthAndNoSizeLimit_whenServed_thenATransportErrorNotACrash() throws {
+        let server = try TestServer.shared
+        var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
+        configuration.maximumResponseSize = .max
+        let client = NetworkClient(configuration: configuration)
+        for length in ["4611686018427387904", "1099511627776"] {   // 2^62 bytes, 1 TiB
+            let raw = Data("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n0123456789".utf8)
+            XCTAssertEqual(send(raw, named: "Content-Length \(length)", decodingAs: .item, from: client), .transport)
+        }
+    }
+
     // MARK: - Helpers
 
     /// The bytes of a whole HTTP/1.1 response for `row`: status line, its headers (a `Content-Length`
