@@ -84,7 +84,9 @@ public struct MultipartFormData: Sendable, Equatable {
 
     /// The encoded body: each part framed by the boundary, with CRLF line endings.
     ///
-    /// Quotes, CR and LF in field and file names are percent-encoded so they cannot break the framing.
+    /// Quotes, CR and LF in field and file names are percent-encoded, and CR, LF and NUL are
+    /// removed from a part's content type, so that no caller text can break the framing or add a
+    /// header to a part.
     public func encoded() -> Data {
         var body = Data()
         for part in parts {
@@ -111,7 +113,11 @@ public struct MultipartFormData: Sendable, Equatable {
             .replacingOccurrences(of: "\n", with: "%0A")
     }
 
+    /// Removes CR, LF and NUL. Filtered by scalar: as `Character`s, a CR LF pair is one
+    /// character equal to neither `"\r"` nor `"\n"`, and would survive.
     private static func stripLineBreaks(_ text: String) -> String {
-        text.filter { $0 != "\r" && $0 != "\n" }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" })
+        return String(scalars)
     }
 }

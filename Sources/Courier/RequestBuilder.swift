@@ -43,7 +43,10 @@ struct RequestBuilder: Sendable {
         // the name with case-insensitive, locale-aware string comparisons (thousands of
         // instructions), so it is only called for the other methods.
         let method = endpoint.method
-        if method != .get { request.httpMethod = method.rawValue }
+        if method != .get {
+            try HeaderValidation.checkMethod(method.rawValue)
+            request.httpMethod = method.rawValue
+        }
         request.allHTTPHeaderFields = headers
         request.httpBody = body
         return request
@@ -149,6 +152,14 @@ enum HeaderValidation {
             if !isValidValue(value) {
                 throw .invalidRequest(reason: "the value of header \"\(name)\" contains a line break or NUL")
             }
+        }
+    }
+
+    /// Rejects a method that is not an HTTP token: FoundationNetworking hands it to libcurl as the
+    /// request line's first word, so a space or a line break would rewrite the request.
+    static func checkMethod(_ method: String) throws(NetworkError) {
+        guard !method.isEmpty, allBytes(of: method, satisfy: isTokenByte) else {
+            throw .invalidRequest(reason: "the method \"\(printable(method))\" is not a valid HTTP token")
         }
     }
 

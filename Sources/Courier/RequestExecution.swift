@@ -146,11 +146,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             headersChanged = true
         }
         for plugin in plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
-        // The builder checked the endpoint's headers; a credential or a plugin may have added
-        // others (a token read from a server's answer, say) that must not reach the wire either.
+        // The builder checked the endpoint's method and headers; a credential or a plugin may
+        // have changed them (a token read from a server's answer, say): check again.
         if headersChanged {
             do {
                 try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
+                try HeaderValidation.checkMethod(outgoing.httpMethod ?? "GET")
             } catch {
                 transportCompleted(.failure(error), attempt: attempt, request: outgoing, sentOnCallersThread: onCallersThread)
                 return

@@ -103,4 +103,18 @@ final class RequestBodyTests: XCTestCase {
         XCTAssertTrue(text.contains(#"name="x%0D%0AContent-Type: evil""#), text)
         XCTAssertFalse(text.contains("\r\nContent-Type: evil"), text)
     }
+
+    /// A CR LF pair in a part's content type (or name) must not add a header to the part: as
+    /// `Character`s, "\r\n" is one character, which a per-character filter for "\r" and "\n" misses.
+    func test_givenLineBreaksInAPartsContentTypeAndName_whenEncoded_thenNoHeaderIsInjected() throws {
+        var form = MultipartFormData(boundary: "XyZ")
+        form.append(Data("x".utf8), name: "f\r\nX-Name: 1", filename: "a\r\nb",
+                    contentType: "text/plain\r\nX-Injected: 1\u{0}")
+        let text = String(decoding: form.encoded(), as: UTF8.self)
+        XCTAssertFalse(text.contains("\r\nX-Injected"), text.debugDescription)
+        XCTAssertFalse(text.contains("\r\nX-Name"), text.debugDescription)
+        XCTAssertFalse(text.contains("\u{0}"), text.debugDescription)
+        XCTAssertTrue(text.contains("Content-Type: text/plainX-Injected: 1\r\n"), text.debugDescription)
+        XCTAssertTrue(text.contains("name=\"f%0D%0AX-Name: 1\"; filename=\"a%0D%0Ab\""), text.debugDescription)
+    }
 }

@@ -166,6 +166,20 @@ final class HostileRequestTests: XCTestCase {
         }
     }
 
+    /// FoundationNetworking sends the method verbatim as the request line's first word.
+    func test_givenAMethodThatIsNotAToken_whenBuilt_thenInvalidRequest() {
+        let methods: [HTTPMethod] = ["GET /admin HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET", "PRO PFIND", "", "GET\u{0}"]
+        for method in methods {
+            XCTAssertEqual(kind(of: Probe(path: "x", method: method)), "invalidRequest", "method: \(method.rawValue.debugDescription)")
+        }
+        XCTAssertEqual(kind(of: Probe(path: "x", method: "PROPFIND")), "ok")
+    }
+
+    func test_givenAPluginSetsAMethodThatIsNotAToken_whenSent_thenInvalidRequestBeforeItIsSent() throws {
+        let plugin = SetsMethod(method: "GET /admin HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET")
+        XCTAssertEqual(try received(plugins: [plugin]), .refused)
+    }
+
     func test_givenHeaderNames_whenBuilt_thenEveryTokenCharacterIsAcceptedAndOthersAreRefused() {
         let everyTokenCharacter = "Xa-Z09!#$%&'*+.^_`|~"
         XCTAssertEqual(kind(of: Probe(path: "x", headers: [everyTokenCharacter: "v\tw é"])), "ok")
@@ -292,6 +306,17 @@ private struct Echo: Endpoint {
     var path: String { "headers" }
     var headers: [String: String]
     var requiresAuthentication: Bool
+}
+
+/// A plugin that sets the request's method in `prepare`, after the request builder's checks.
+private struct SetsMethod: RequestPlugin {
+    let method: String
+
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        var request = request
+        request.httpMethod = method
+        return request
+    }
 }
 
 /// A plugin that adds one header in `prepare`, after the request builder's checks, and counts
