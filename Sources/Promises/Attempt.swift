@@ -12,7 +12,8 @@ import Dispatch
 /// - Parameters:
 ///   - maximumRetryCount: How many times to retry; `body` runs at most `1 + maximumRetryCount`
 ///     times. Default: 3. Negative counts as 0.
-///   - delayBeforeRetry: The pause before each retry. Default: 2 seconds.
+///   - delayBeforeRetry: The pause before each retry. Default: 2 seconds. `.never` means no
+///     retry at all (a pause that never ends would leave the promise pending forever).
 ///   - shouldRetry: Decides whether an error is worth another try. Default: every error.
 ///     A cancellation is never retried.
 ///   - body: Starts one try. The first try starts synchronously inside this call.
@@ -46,7 +47,7 @@ private struct AttemptLoop<T: Sendable>: Sendable {
             return
         }
         current._observe(.callback { outcome in
-            guard case .failure(let error) = outcome, retriesLeft > 0,
+            guard case .failure(let error) = outcome, retriesLeft > 0, delay != .never,
                 !isCancellation(error), result.isPending, shouldRetry(error)
             else {
                 result._resolve(outcome)

@@ -128,4 +128,15 @@ final class AttemptTests: XCTestCase {
         result.map { $0 + 1 }.cancel()
         XCTAssertEqual(tryHook.value, 1)
     }
+
+    /// A pause that never ends would leave the promise pending forever: `.never` means no retry.
+    func test_givenANeverEndingDelay_whenTheFirstTryFails_thenItRejectsWithThatErrorAtOnce() {
+        let runs = Box(0)
+        let promise = attempt(maximumRetryCount: 3, delayBeforeRetry: .never) { () -> Promise<Int> in
+            runs.mutate { $0 += 1 }
+            return Promise(error: TestError(7))
+        }
+        XCTAssertEqual(error(of: promise) as? TestError, TestError(7))
+        XCTAssertEqual(runs.get(), 1)
+    }
 }
