@@ -157,6 +157,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                 return
             }
         }
+        // User code (the authenticator, plugins) ran since the attempt left the gate and may
+        // have taken a while: a request cancelled or timed out meanwhile is not sent at all.
+        if headersChanged, let stop = stopBeforeSending(attempt: attempt) {
+            if stop == .timedOut { attemptTimedOut(sent: nil) }
+            return
+        }
         for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
 
@@ -185,6 +191,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         case nil:
             // Cancelled, or completed inside `send`: cancelling a finished task does nothing.
             task.cancel()
+        }
+    }
+
+    private enum StopBeforeSending { case cancelled, timedOut }
+
+    /// Why an attempt that is being prepared must not be sent, or `nil` when it may go.
+    private func stopBeforeSending(attempt: Int) -> StopBeforeSending? {
+        state.withLock { state -> StopBeforeSending? in
+            guard state.attempt == attempt, case .preparing = state.phase else { return .cancelled }
+            guard state.deadlinePassedWhilePreparing else { return nil }
+            state.phase = .evaluating
+            state.deadline = nil
+            return .timedOut
         }
     }
 

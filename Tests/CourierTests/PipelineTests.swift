@@ -177,6 +177,59 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(recorder.events.last, "didReceive invalidRequest")
     }
 
+    /// A plugin whose `prepare` blocks until the test lets it go, and says when it was entered.
+    final class BlockingPrepare: RequestPlugin, @unchecked Sendable {
+        // @unchecked: only semaphores, which are thread-safe.
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            entered.signal()
+            _ = proceed.wait(timeout: .now() + 10)
+            return request
+        }
+    }
+
+    /// Cancelled while a plugin prepares it: the request is not sent afterwards.
+    func test_givenARequestCancelledWhileAPluginPreparesIt_whenThePluginReturns_thenItIsNeverSent() throws {
+        let transport = RecordingTransport.answering(200, body: "{}")
+        let blocking = BlockingPrepare()
+        let recorder = RecordingPlugin()
+        let client = try makeClient(transport) { $0.plugins = [blocking, recorder] }
+        client.pause()
+        let promise = client.request(Ping())
+        let resumer = DispatchQueue(label: "resumer")
+        resumer.async { client.resume() }   // the held attempt leaves the gate off the test thread
+        XCTAssertEqual(blocking.entered.wait(timeout: .now() + 5), .success, "prepare never ran")
+        promise.cancel()
+        XCTAssertTrue(promise.isCancelled)
+        blocking.proceed.signal()
+        // Barriers: the attempt was prepared either on `resumer` or on the gate's queue.
+        resumer.sync {}
+        client.core.gate.queue.sync {}
+        XCTAssertEqual(transport.sendCount, 0, "a cancelled request was sent")
+        XCTAssertFalse(recorder.events.contains("willSend"), "willSend ran for a request never sent")
+    }
+
+    /// The deadline passes while a plugin prepares the request: it times out without being sent.
+    func test_givenTheDeadlinePassesWhileAPluginPreparesIt_whenThePluginReturns_thenTimedOutAndNeverSent() throws {
+        let transport = RecordingTransport.answering(200, body: "{}")
+        let scheduler = ManualScheduler()
+        let blocking = BlockingPrepare()
+        let client = try makeClient(transport) {
+            $0.plugins = [blocking]
+            $0.scheduler = scheduler
+            $0.timeout = 10
+        }
+        client.pause()
+        let promise = client.request(Ping())
+        DispatchQueue.global().async { client.resume() }   // the held attempt leaves the gate off the test thread
+        XCTAssertEqual(blocking.entered.wait(timeout: .now() + 5), .success, "prepare never ran")
+        scheduler.advance(by: 10)
+        blocking.proceed.signal()
+        XCTAssertEqual(error(of: promise)?.shortName, "timedOut")
+        XCTAssertEqual(transport.sendCount, 0, "a timed-out request was sent")
+    }
+
     func test_givenNoRetryPolicy_whenRetryableStatus_thenRunsOnce() throws {
         let transport = RecordingTransport.answering(503)
         let client = try makeClient(transport)
