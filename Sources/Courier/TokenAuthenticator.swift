@@ -132,11 +132,15 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
 
     /// Obtains a new token, once: callers that arrive while a refresh runs share it, and a caller
     /// whose token was already replaced gets an immediately fulfilled promise.
+    ///
+    /// Each caller gets a promise of its own: cancelling it (or a client's refresh timeout
+    /// firing on it) never cancels the refresh that other callers, or other clients sharing
+    /// this authenticator, are waiting for.
     public func refresh(failedCredential: String?) -> Promise<Void> {
         lock.lock()
         if let inFlight {
             lock.unlock()
-            return inFlight
+            return Self.follower(of: inFlight)
         }
         if let currentToken, failedCredential != currentToken {
             lock.unlock()
@@ -166,6 +170,14 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
                 resolver.resolve(result.map { _ in () })
             }
             .catch { _ in }
+        return Self.follower(of: promise)
+    }
+
+    /// A promise that settles as `shared` does but has no upstream link to it, so cancelling it
+    /// stays with this caller.
+    private static func follower(of shared: Promise<Void>) -> Promise<Void> {
+        let (promise, resolver) = Promise<Void>.pending()
+        _ = shared.tap { resolver.resolve($0) }
         return promise
     }
 
