@@ -106,7 +106,8 @@ extension HTTPResponse: CustomReflectable {
     /// What `dump()` and debuggers show: credential headers (`Set-Cookie`, …) are redacted.
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "statusCode": statusCode, "headers": Redaction.redact(headers), "body": "\(body.count) bytes",
+            "statusCode": statusCode, "headers": Redaction.redact(headers).mapValues(Redaction.scrub),
+            "body": "\(body.count) bytes",
             "url": url.map(Redaction.redact) as Any,
         ], displayStyle: .struct)
     }

@@ -30,8 +30,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         case .cancelled:
             return "The request was cancelled."
         case .authenticationFailed(let underlying):
-            return "Authentication failed; the credential could not be refreshed: "
-                + Self.shorten(String(describing: underlying))
+            return "Authentication failed; the credential could not be refreshed: " + Self.describeOther(underlying)
         case .invalidRequest(let reason):
             return "Invalid request: " + reason
         }
@@ -84,8 +83,17 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         text.count <= bodyLimit ? text : String(text.prefix(bodyLimit)) + "…"
     }
 
+    /// An error from elsewhere (a refresh closure, another engine, a decoder): a URL error as
+    /// its code and redacted URL, anything else as its description with the parameters of any
+    /// URL in it redacted (Foundation's error texts quote the failing URL, query included).
+    static func describeOther(_ error: any Error) -> String {
+        if let error = error as? NetworkError { return error.description }
+        if error is URLError { return describeTransport(error) }
+        return shorten(Redaction.redactQueries(in: String(describing: error)))
+    }
+
     private static func describeDecoding(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return shorten(String(describing: error)) }
+        guard let error = error as? DecodingError else { return describeOther(error) }
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
@@ -100,14 +108,24 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         case .dataCorrupted(let context):
             return shorten(context.debugDescription) + " at \(path(context))"
         @unknown default:
-            return shorten(String(describing: error))
+            return describeOther(error)
         }
     }
 
     private static func describeTransport(_ error: any Error) -> String {
-        guard let error = error as? URLError else { return shorten(String(describing: error)) }
+        guard let error = error as? URLError else { return describeOther(error) }
         var text = "URLError \(error.code.rawValue)"
         if let url = error.failingURL { text += " for " + Redaction.redact(url) }
         return text
+    }
+}
+
+extension NetworkError: CustomReflectable {
+    /// What `dump()` and debuggers show: the redacted ``description`` and the response (whose
+    /// own mirror redacts credential headers), never the unredacted associated values.
+    public var customMirror: Mirror {
+        var children: [Mirror.Child] = [(label: "description", value: description)]
+        if let response { children.append((label: "response", value: response)) }
+        return Mirror(self, children: children, displayStyle: .enum)
     }
 }

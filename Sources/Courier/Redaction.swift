@@ -120,12 +120,37 @@ enum Redaction {
         registeredSecretValues.withLock { values in values.contains { text.contains($0) } }
     }
 
-    /// The headers with every sensitive value replaced by ``placeholder``.
+    /// The headers with every sensitive value replaced by ``placeholder``, and the query and
+    /// fragment parameters of URLs in the others (`Location`, `Link`, …) redacted.
     static func redact(_ headers: [String: String]) -> [String: String] {
         var result = headers
-        for name in headers.keys where isSensitive(headerName: name) {
-            result[name] = placeholder
+        for (name, value) in headers {
+            result[name] = isSensitive(headerName: name) ? placeholder : redactQueries(in: value)
         }
+        return result
+    }
+
+    /// `text` with the sensitive parameters of every URL query or fragment in it redacted:
+    /// each run after a `?` or `#`, up to white space, a quote, a bracket, `,` or `;` (or the
+    /// next `?` or `#`), is read as `name=value&…` parameters. For free text such as header
+    /// values and the descriptions of other libraries' errors, which may quote a URL.
+    ///
+    /// `Location: /cb?code=XYZ&state=1` → `Location: /cb?code=<redacted>&state=1`
+    static func redactQueries(in text: String) -> String {
+        guard text.contains(where: { $0 == "?" || $0 == "#" }) else { return text }
+        let isMark: (Character) -> Bool = { $0 == "?" || $0 == "#" }
+        let endsRun: (Character) -> Bool = { $0.isWhitespace || isMark($0) || "\"'<>()[]{},;".contains($0) }
+        var result = ""
+        var index = text.startIndex
+        while let mark = text[index...].firstIndex(where: isMark) {
+            let start = text.index(after: mark)
+            let end = text[start...].firstIndex(where: endsRun) ?? text.endIndex
+            result += text[index...mark]
+            let run = text[start..<end]
+            result += run.contains("=") ? redact(parameters: run) : String(run)
+            index = end
+        }
+        result += text[index...]
         return result
     }
 

@@ -69,7 +69,7 @@ struct BaseURL: Sendable {
               let scheme = components.scheme, !scheme.isEmpty,
               let host = components.host, !host.isEmpty
         else {
-            return .failure(.invalidRequest(reason: "the base URL \(url.absoluteString) needs a scheme and a host"))
+            return .failure(.invalidRequest(reason: "the base URL \(Redaction.redact(url)) needs a scheme and a host"))
         }
         let path = components.percentEncodedPath
         let query = components.percentEncodedQuery
@@ -77,7 +77,7 @@ struct BaseURL: Sendable {
         components.percentEncodedQuery = nil
         components.percentEncodedFragment = nil
         guard let origin = components.string else {
-            return .failure(.invalidRequest(reason: "the base URL \(url.absoluteString) is not valid"))
+            return .failure(.invalidRequest(reason: "the base URL \(Redaction.redact(url)) is not valid"))
         }
         var trimmed = Substring(path)
         while trimmed.last == "/" { trimmed.removeLast() }

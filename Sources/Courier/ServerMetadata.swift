@@ -84,3 +84,14 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
     /// The same as ``description``.
     public var debugDescription: String { description }
 }
+
+extension ServerMetadata: CustomReflectable {
+    /// What `dump()` and debuggers show: the same redactions as ``description``.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "status": status.map(Redaction.scrub) as Any,
+            "message": message.map(Redaction.scrub) as Any,
+            "body": body.map { Redaction.redactMembers($0, scrubbingStrings: true) } as Any,
+        ], displayStyle: .struct)
+    }
+}

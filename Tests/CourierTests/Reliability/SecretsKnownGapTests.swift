@@ -35,4 +35,65 @@ final class SecretsKnownGapTests: XCTestCase {
         let texts = [String(describing: response), String(describing: error)]
         XCTAssertEqual(texts.filter { $0.contains(token) }, [])
     }
+
+    private func dumped(_ value: Any) -> String {
+        var text = ""
+        dump(value, to: &text)
+        return text
+    }
+
+    /// `dump` walks stored properties, not `description`: errors and metadata need mirrors that
+    /// redact as their descriptions do.
+    func test_givenAnErrorWithAnEchoingBodyOrAFailingURL_whenDumped_thenNoSecretAppears() throws {
+        let body: JSON = ["message": "bad token", "access_token": .string(token)]
+        let response = HTTPResponse(statusCode: 401, body: Data(#"{"access_token":"\#(token)"}"#.utf8))
+        let clientError = NetworkError.clientError(
+            statusCode: 401, metadata: ServerMetadata(status: "401", message: "bad token", body: body), response: response)
+        let failingURL = try XCTUnwrap(URL(string: "https://api.example.com/me?token=\(token)"))
+        let transport = NetworkError.transport(
+            underlying: URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: failingURL]))
+        for error in [clientError, transport] {
+            let text = dumped(error)
+            XCTAssertFalse(text.contains(token), text)
+        }
+        XCTAssertFalse(dumped(ServerMetadata(status: "401", message: nil, body: body)).contains(token))
+    }
+
+    /// A URL in a header value that is not a credential header (a pre-signed `Location`, an
+    /// OAuth redirect) has its query parameters redacted like a request URL's.
+    func test_givenAURLWithACredentialQueryInAResponseHeader_whenDescribedOrDumped_thenTheParameterIsRedacted() {
+        let response = HTTPResponse(statusCode: 302, headers: [
+            "Location": "https://files.example.com/a.png?X-Amz-Signature=\(token)&size=2",
+            "Link": "</cb?code=\(token)&state=1>; rel=\"next\"",
+            "Content-Location": "/app#/callback?access_token=\(token)",
+        ])
+        for text in [String(describing: response), dumped(response)] {
+            XCTAssertFalse(text.contains(token), text)
+            XCTAssertTrue(text.contains("size=2"), text)
+        }
+    }
+
+    /// A misconfigured base URL (no scheme) is quoted in the error, with its query redacted.
+    func test_givenABaseURLWithoutASchemeCarryingAKey_whenARequestIsBuilt_thenTheReasonHidesTheKey() throws {
+        let base = try XCTUnwrap(URL(string: "api.example.com/v1?api_key=\(token)"))
+        XCTAssertThrowsError(try NetworkClient(baseURL: base).makeURLRequest(for: StubJSONEndpoint(path: "me"))) { error in
+            guard case .invalidRequest(let reason) = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertFalse(reason.contains(self.token), reason)
+            XCTAssertTrue(reason.contains("api_key="), reason)
+        }
+    }
+
+    /// A refresh closure that fails with another library's error quoting the refresh URL.
+    func test_givenARefreshFailureQuotingItsURL_whenDescribed_thenTheQueryIsRedacted() {
+        struct FoundationLikeError: Error, CustomStringConvertible {
+            let url: String
+            var description: String { "Error Domain=NSURLErrorDomain Code=-1001 NSErrorFailingURLStringKey=\(url)" }
+        }
+        let error = NetworkError.authenticationFailed(
+            underlying: FoundationLikeError(url: "https://auth.example.com/token?refresh_token=\(token)&grant=r"))
+        for text in [error.description, dumped(error)] {
+            XCTAssertFalse(text.contains(token), text)
+            XCTAssertTrue(text.contains("grant=r"), text)
+        }
+    }
 }
