@@ -110,7 +110,11 @@ enum Redaction {
     /// `api_key`, `apiKey`, `client_secret`, `password`, `pass`, `key`, `private_key`, `code`, `sig`,
     /// `signature`, `X-Amz-Signature`, `oauth_signature` and the like.
     static func isSensitive(queryItemName: String) -> Bool {
-        let name = queryItemName.lowercased()
+        // Only the ASCII part counts: credential names are ASCII, and a stray combining mark
+        // (or other invisible scalar) must not hide `code` or `token`.
+        var ascii = String.UnicodeScalarView()
+        ascii.append(contentsOf: queryItemName.unicodeScalars.filter(\.isASCII))
+        let name = String(ascii).lowercased()
         return sensitiveQueryNames.contains(name) || sensitiveQueryFragments.contains { name.contains($0) }
             || endsInKey(name)
     }
@@ -131,26 +135,34 @@ enum Redaction {
     }
 
     /// `text` with the sensitive parameters of every URL query or fragment in it redacted:
-    /// each run after a `?` or `#`, up to white space, a quote, a bracket, `,` or `;` (or the
-    /// next `?` or `#`), is read as `name=value&…` parameters. For free text such as header
-    /// values and the descriptions of other libraries' errors, which may quote a URL.
+    /// each run after a `?` or `#`, up to white space, a double quote, `<`, `>` or a backtick (or
+    /// the next `?` or `#`), is read as `name=value&…` parameters. For free text such as header
+    /// values and the descriptions of other libraries' errors, which may quote a URL. Commas,
+    /// brackets and semicolons stay inside a run: they are legal in a query
+    /// (`?fields=id,name&access_token=…`).
+    ///
+    /// Scanned by Unicode scalar: a delimiter followed by a combining mark would otherwise merge
+    /// with it into one `Character` and hide the next parameter.
     ///
     /// `Location: /cb?code=XYZ&state=1` → `Location: /cb?code=<redacted>&state=1`
     static func redactQueries(in text: String) -> String {
-        guard text.contains(where: { $0 == "?" || $0 == "#" }) else { return text }
-        let isMark: (Character) -> Bool = { $0 == "?" || $0 == "#" }
-        let endsRun: (Character) -> Bool = { $0.isWhitespace || isMark($0) || "\"'<>()[]{},;".contains($0) }
+        let scalars = text.unicodeScalars
+        let isMark: (Unicode.Scalar) -> Bool = { $0 == "?" || $0 == "#" }
+        guard scalars.contains(where: isMark) else { return text }
+        let endsRun: (Unicode.Scalar) -> Bool = {
+            isMark($0) || $0.properties.isWhitespace || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == "`"
+        }
         var result = ""
-        var index = text.startIndex
-        while let mark = text[index...].firstIndex(where: isMark) {
-            let start = text.index(after: mark)
-            let end = text[start...].firstIndex(where: endsRun) ?? text.endIndex
-            result += text[index...mark]
-            let run = text[start..<end]
-            result += run.contains("=") ? redact(parameters: run) : String(run)
+        var index = scalars.startIndex
+        while let mark = scalars[index...].firstIndex(where: isMark) {
+            let start = scalars.index(after: mark)
+            let end = scalars[start...].firstIndex(where: endsRun) ?? scalars.endIndex
+            result.unicodeScalars.append(contentsOf: scalars[index...mark])
+            let run = Substring(scalars[start..<end])
+            result += run.unicodeScalars.contains("=") ? redact(parameters: run) : String(run)
             index = end
         }
-        result += text[index...]
+        result.unicodeScalars.append(contentsOf: scalars[index...])
         return result
     }
 
@@ -197,15 +209,32 @@ enum Redaction {
     /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding, and a
     /// value that decodes to text containing a registered secret is redacted whatever its name.
     static func redact(parameters: Substring) -> String {
-        parameters.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let rawName = pair[..<equals]
-            let name = formDecoded(rawName)
-            if isSensitive(queryItemName: name) || containsRegisteredSecret(formDecoded(pair[pair.index(after: equals)...])) {
-                return rawName + "=" + placeholder
-            }
-            return String(pair)
-        }.joined(separator: "&")
+        // Pairs are split at "&" and at ";" (the older separator), by scalar, not by `Character`:
+        // a separator followed by a combining mark is one `Character` and a split by `Character`
+        // would not see it.
+        let scalars = parameters.unicodeScalars
+        var result = ""
+        var start = scalars.startIndex
+        while true {
+            let end = scalars[start...].firstIndex(where: { $0 == "&" || $0 == ";" }) ?? scalars.endIndex
+            result += redact(pair: scalars[start..<end])
+            guard end < scalars.endIndex else { return result }
+            result.unicodeScalars.append(scalars[end])
+            start = scalars.index(after: end)
+        }
+    }
+
+    /// One `name=value` pair, its value redacted when the name is sensitive or the value holds a
+    /// registered secret.
+    private static func redact(pair scalars: Substring.UnicodeScalarView.SubSequence) -> String {
+        let pair = Substring(scalars)
+        guard let equals = scalars.firstIndex(of: "=") else { return String(pair) }
+        let rawName = Substring(scalars[..<equals])
+        let value = Substring(scalars[scalars.index(after: equals)...])
+        if isSensitive(queryItemName: formDecoded(rawName)) || containsRegisteredSecret(formDecoded(value)) {
+            return rawName + "=" + placeholder
+        }
+        return String(pair)
     }
 
     /// A query or form component decoded: `+` as a space, then percent escapes.

@@ -148,20 +148,25 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         for plugin in plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
         // The builder checked the endpoint's method and headers; a credential or a plugin may
         // have changed them (a token read from a server's answer, say): check again.
+        // User code (the authenticator, plugins) also ran since the attempt left the gate and
+        // may have taken a while: a request cancelled or timed out meanwhile is not sent at all.
+        // Either way nothing was sent, so no plugin hears of it (no `willSend`, no `didReceive`).
         if headersChanged {
+            var refusal: NetworkError?
             do {
                 try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
                 try HeaderValidation.checkMethod(outgoing.httpMethod ?? "GET")
             } catch {
-                transportCompleted(.failure(error), attempt: attempt, request: outgoing, sentOnCallersThread: onCallersThread)
-                return
+                refusal = error
             }
-        }
-        // User code (the authenticator, plugins) ran since the attempt left the gate and may
-        // have taken a while: a request cancelled or timed out meanwhile is not sent at all.
-        if headersChanged, let stop = stopBeforeSending(attempt: attempt) {
-            if stop == .timedOut { attemptTimedOut(sent: nil) }
-            return
+            switch stopBeforeSending(attempt: attempt, refused: refusal != nil) {
+            case nil: break
+            case .cancelled?: return
+            case .timedOut?: return attemptTimedOut(sent: nil)
+            case .refused(let deadline)?:
+                deadline?.cancel()
+                return fail(refusal ?? .invalidRequest(reason: "refused"))
+            }
         }
         for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
@@ -194,16 +199,15 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
     }
 
-    private enum StopBeforeSending { case cancelled, timedOut }
-
     /// Why an attempt that is being prepared must not be sent, or `nil` when it may go.
-    private func stopBeforeSending(attempt: Int) -> StopBeforeSending? {
-        state.withLock { state -> StopBeforeSending? in
+    /// `refused`: its method or headers failed the check (the attempt then ends here).
+    private func stopBeforeSending(attempt: Int, refused: Bool) -> RequestStopBeforeSending? {
+        state.withLock { state -> RequestStopBeforeSending? in
             guard state.attempt == attempt, case .preparing = state.phase else { return .cancelled }
-            guard state.deadlinePassedWhilePreparing else { return nil }
+            guard state.deadlinePassedWhilePreparing || refused else { return nil }
             state.phase = .evaluating
-            state.deadline = nil
-            return .timedOut
+            defer { state.deadline = nil }
+            return state.deadlinePassedWhilePreparing ? .timedOut : .refused(state.deadline)
         }
     }
 
@@ -332,6 +336,17 @@ enum RequestPhase: Sendable {
     case waitingToRetry((ScheduledWork)?)
     /// Settled: every later event is ignored.
     case finished
+}
+
+/// Why a prepared attempt is not sent (see `RequestExecution.passGate`). Declared outside the
+/// generic class, like `RequestDeadlineAction`, so that using it needs no run-time metadata.
+enum RequestStopBeforeSending {
+    /// Cancelled (or superseded) while it was prepared; already settled.
+    case cancelled
+    /// Its deadline passed while it was prepared.
+    case timedOut
+    /// Its method or headers failed the check; the deadline to cancel.
+    case refused(ScheduledWork?)
 }
 
 /// What a deadline does once it fired.

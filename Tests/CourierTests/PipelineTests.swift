@@ -173,8 +173,9 @@ final class PipelineTests: XCTestCase {
         let client = try makeClient(transport) { $0.plugins = [Smuggles(), recorder] }
         XCTAssertEqual(error(of: client.request(Ping(retryPolicy: policy(retries: 3))))?.shortName, "invalidRequest")
         XCTAssertEqual(transport.sendCount, 0)
-        XCTAssertEqual(recorder.events.filter { $0.hasPrefix("willSend") }, [])
-        XCTAssertEqual(recorder.events.last, "didReceive invalidRequest")
+        // Never sent, so the plugins hear nothing of it (a didReceive without a willSend would
+        // confuse a logging plugin's timing).
+        XCTAssertEqual(recorder.events.filter { $0.hasPrefix("willSend") || $0.hasPrefix("didReceive") }, [])
     }
 
     /// A plugin whose `prepare` blocks until the test lets it go, and says when it was entered.

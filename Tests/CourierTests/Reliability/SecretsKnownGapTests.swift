@@ -73,6 +73,27 @@ final class SecretsKnownGapTests: XCTestCase {
         }
     }
 
+    /// Commas, brackets and semicolons are legal inside a query, and a combining mark after a
+    /// separator merges with it into one `Character`: none of them may end the redaction early.
+    func test_givenQueriesWithCommasBracketsSemicolonsOrCombiningMarks_whenRedacted_thenEveryCredentialIsHidden() {
+        let values = [
+            "https://graph.example.com/me?fields=id,name&access_token=\(token)",
+            "https://api.example.com/items?filter[x]=1&api_key=\(token)",
+            "https://api.example.com/a?a=1;token=\(token)",
+            "https://app.example.com/cb?scope=a,b&code=\(token)",
+            "https://app.example.com/cb?state=1&\u{301}code=\(token)",
+            "Error: (https://auth.example.com/t?x=(1)&refresh_token=\(token)), retry later",
+        ]
+        for value in values {
+            let redacted = Redaction.redactQueries(in: value)
+            XCTAssertFalse(redacted.contains(token), redacted)
+            XCTAssertTrue(redacted.contains(Redaction.placeholder), redacted)
+        }
+        XCTAssertEqual(Redaction.redactQueries(in: "text/html; charset=utf-8"), "text/html; charset=utf-8")
+        XCTAssertEqual(Redaction.redactQueries(in: "https://a.example.com/p?page=2,3&sort=name"),
+                       "https://a.example.com/p?page=2,3&sort=name")
+    }
+
     /// A misconfigured base URL (no scheme) is quoted in the error, with its query redacted.
     func test_givenABaseURLWithoutASchemeCarryingAKey_whenARequestIsBuilt_thenTheReasonHidesTheKey() throws {
         let base = try XCTUnwrap(URL(string: "api.example.com/v1?api_key=\(token)"))
