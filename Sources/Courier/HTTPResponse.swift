@@ -103,7 +103,7 @@ extension HTTPResponse {
 }
 
 extension HTTPResponse: CustomReflectable {
-    /// What `dump()` and debuggers show: credential headers (`Set-Cookie`, …) are redacted.
+    /// What `dump()` and the debugger's `po` show: credential headers (`Set-Cookie`, …) are redacted.
     public var customMirror: Mirror {
         Mirror(self, children: [
             "statusCode": statusCode, "headers": Redaction.redact(headers).mapValues(Redaction.scrub),

@@ -121,7 +121,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 }
 
 extension NetworkError: CustomReflectable {
-    /// What `dump()` and debuggers show: the redacted ``description`` and the response (whose
+    /// What `dump()` and the debugger's `po` show: the redacted ``description`` and the response (whose
     /// own mirror redacts credential headers), never the unredacted associated values.
     public var customMirror: Mirror {
         var children: [Mirror.Child] = [(label: "description", value: description)]

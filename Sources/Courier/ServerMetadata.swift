@@ -86,7 +86,7 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
 }
 
 extension ServerMetadata: CustomReflectable {
-    /// What `dump()` and debuggers show: the same redactions as ``description``.
+    /// What `dump()` and the debugger's `po` show: the same redactions as ``description``.
     public var customMirror: Mirror {
         Mirror(self, children: [
             "status": status.map(Redaction.scrub) as Any,

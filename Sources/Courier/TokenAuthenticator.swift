@@ -54,7 +54,13 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     private let refreshToken: @Sendable (_ expiredToken: String?) -> Promise<String>
     private let lock = NSLock()
     private var currentToken: String?
+    /// The refresh in progress, shared by its callers; each caller holds a follower of it.
     private var inFlight: Promise<Void>?
+    /// The promise the `refresh` closure returned for ``inFlight``: cancelled once every caller
+    /// waiting for the refresh gave up, so that a refresh that never ends cannot block the next.
+    private var inFlightWork: Promise<String>?
+    /// Callers of ``inFlight`` that have not given up.
+    private var waitingCallers = 0
     private var refreshStarts: [Date] = []
 
     /// Creates a token authenticator.
@@ -135,12 +141,17 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     ///
     /// Each caller gets a promise of its own: cancelling it (or a client's refresh timeout
     /// firing on it) never cancels the refresh that other callers, or other clients sharing
-    /// this authenticator, are waiting for.
+    /// this authenticator, are waiting for. Once every caller gave up, the refresh itself is
+    /// cancelled, and the next 401 may start a new one.
+    ///
+    /// A new token that cannot be sent in a header (it contains CR, LF or NUL) is not installed:
+    /// the refresh fails with ``AuthenticationError/unusableToken`` and the old token stays.
     public func refresh(failedCredential: String?) -> Promise<Void> {
         lock.lock()
         if let inFlight {
+            waitingCallers += 1
             lock.unlock()
-            return Self.follower(of: inFlight)
+            return follower(of: inFlight)
         }
         if let currentToken, failedCredential != currentToken {
             lock.unlock()
@@ -156,29 +167,55 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         let expired = currentToken
         let (promise, resolver) = Promise<Void>.pending()
         inFlight = promise
+        waitingCallers = 1
         lock.unlock()
 
-        firstly { refreshToken(expired) }
-            .tap { [self] result in
-                lock.lock()
-                if case .success(let token) = result {
-                    currentToken = token
+        let work = firstly { refreshToken(expired) }
+        lock.lock()
+        if inFlight === promise { inFlightWork = work }
+        lock.unlock()
+        work.tap { [self] result in
+            var outcome = result.map { _ in () }
+            if case .success(let token) = result {
+                if HeaderValidation.isValidValue(headerValue(for: token)) {
                     Redaction.register(secretValue: token)
+                } else {
+                    outcome = .failure(AuthenticationError.unusableToken)
                 }
-                inFlight = nil
-                lock.unlock()
-                resolver.resolve(result.map { _ in () })
             }
-            .catch { _ in }
-        return Self.follower(of: promise)
+            lock.lock()
+            if case .success(let token) = result, case .success = outcome { currentToken = token }
+            if inFlight === promise {
+                inFlight = nil
+                inFlightWork = nil
+                waitingCallers = 0
+            }
+            lock.unlock()
+            resolver.resolve(outcome)
+        }.catch { _ in }
+        return follower(of: promise)
     }
 
     /// A promise that settles as `shared` does but has no upstream link to it, so cancelling it
-    /// stays with this caller.
-    private static func follower(of shared: Promise<Void>) -> Promise<Void> {
+    /// stays with this caller (and counts as this caller giving up).
+    private func follower(of shared: Promise<Void>) -> Promise<Void> {
         let (promise, resolver) = Promise<Void>.pending()
+        resolver.onCancel { [weak self] in self?.callerGaveUp(on: shared) }
         _ = shared.tap { resolver.resolve($0) }
         return promise
+    }
+
+    /// One caller of `shared` cancelled; the last one to do so cancels the refresh itself.
+    private func callerGaveUp(on shared: Promise<Void>) {
+        lock.lock()
+        guard inFlight === shared else { return lock.unlock() }
+        waitingCallers -= 1
+        guard waitingCallers <= 0 else { return lock.unlock() }
+        let work = inFlightWork
+        inFlight = nil
+        inFlightWork = nil
+        lock.unlock()
+        work?.cancel()
     }
 
     /// A description that never shows the token.
@@ -199,6 +236,8 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     case refreshLimitExceeded(Int, window: TimeInterval)
     /// A request replayed with a fresh credential was rejected again.
     case rejectedAfterRefresh
+    /// The refresh produced a token that cannot be sent in a header (it contains CR, LF or NUL).
+    case unusableToken
 
     /// A one-line explanation of why the refresh was given up; it holds no credential.
     public var description: String {
@@ -210,6 +249,8 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
                 : "Gave up refreshing the credential: \(count) refreshes, the most allowed"
         case .rejectedAfterRefresh:
             "The server rejected the request again after the credential was refreshed"
+        case .unusableToken:
+            "The refreshed credential contains a line break or NUL and cannot be sent in a header"
         }
     }
 
@@ -218,7 +259,7 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
 }
 
 extension TokenAuthenticator: CustomReflectable {
-    /// What `dump()` and debuggers show: the header and scheme, never the token.
+    /// What `dump()` and the debugger's `po` show: the header and scheme, never the token.
     public var customMirror: Mirror {
         Mirror(self, children: ["headerField": headerField, "scheme": scheme as Any, "token": Redaction.placeholder],
                displayStyle: .class)

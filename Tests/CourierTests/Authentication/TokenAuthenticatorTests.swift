@@ -43,4 +43,42 @@ final class TokenAuthenticatorTests: XCTestCase {
         request = auth.apply(to: request)
         XCTAssertEqual(request.value(forHTTPHeaderField: "Authorization"), "Bearer new")
     }
+
+    /// A refresh nobody waits for any more is cancelled, so a refresh closure that never ends
+    /// cannot hold up the next one.
+    func test_givenEveryCallerOfARefreshGivesUp_thenTheRefreshIsCancelledAndTheNextCallStartsANewOne() throws {
+        let started = SharedValue(0)
+        let cancelledRefreshes = SharedValue(0)
+        let keptResolvers = SharedValue<[Resolver<String>]>([])   // the first refresh never ends by itself
+        let auth = TokenAuthenticator(token: "old") { _ in
+            let round = started.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if round == 2 { return .value("new") }
+            return Promise<String> { seal in
+                seal.onCancel { cancelledRefreshes.withLock { $0 += 1 } }
+                keptResolvers.withLock { $0.append(seal) }
+            }
+        }
+        let first = auth.refresh(failedCredential: "old")
+        let second = auth.refresh(failedCredential: "old")
+        first.cancel()
+        XCTAssertEqual(cancelledRefreshes.withLock { $0 }, 0, "cancelled while a caller still waited")
+        second.cancel()
+        XCTAssertEqual(cancelledRefreshes.withLock { $0 }, 1, "the abandoned refresh was not cancelled")
+        XCTAssertNoThrow(try auth.refresh(failedCredential: "old").wait(within: 5))
+        XCTAssertEqual(started.withLock { $0 }, 2)
+        XCTAssertEqual(auth.token, "new")
+    }
+
+    /// A token with a line break could never be sent (every request would fail before a 401
+    /// could trigger the next refresh): the refresh fails instead and the old token stays.
+    func test_givenARefreshThatReturnsATokenWithALineBreak_thenItFailsAndTheOldTokenStays() {
+        let auth = TokenAuthenticator(token: "old") { _ in .value("new\r\nX-Injected: 1") }
+        XCTAssertThrowsError(try auth.refresh(failedCredential: "old").wait(within: 5)) { error in
+            XCTAssertEqual(error as? AuthenticationError, .unusableToken)
+        }
+        XCTAssertEqual(auth.token, "old")
+    }
 }
