@@ -81,4 +81,33 @@ final class TokenAuthenticatorTests: XCTestCase {
         }
         XCTAssertEqual(auth.token, "old")
     }
+
+    /// Many threads join, cancel and finish refreshes at once: every caller's promise settles
+    /// exactly once (TSan runs it too).
+    func test_givenManyCallersJoiningAndCancellingConcurrently_thenEachSettlesExactlyOnce() {
+        let started = SharedValue(0)
+        let auth = TokenAuthenticator(token: "t0", refreshLimit: .init(maximumRefreshes: 1_000_000)) { _ in
+            let round = started.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return after(.microseconds(200)).map { "t\(round)" }
+        }
+        let count = 2_000
+        let settlements = SharedValue([Int](repeating: 0, count: count))
+        let allSettled = DispatchGroup()
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            allSettled.enter()
+            let promise = auth.refresh(failedCredential: auth.token)
+            _ = promise.tap { _ in
+                settlements.withLock { $0[index] += 1 }
+                allSettled.leave()
+            }
+            if index.isMultiple(of: 3) { promise.cancel() }
+        }
+        XCTAssertEqual(allSettled.wait(timeout: .now() + 20), .success, "a caller's promise never settled")
+        XCTAssertEqual(settlements.withLock { $0 }.filter { $0 != 1 }.count, 0, "a promise settled twice or never")
+        XCTAssertGreaterThan(started.withLock { $0 }, 0)
+        XCTAssertLessThanOrEqual(started.withLock { $0 }, count)
+    }
 }
