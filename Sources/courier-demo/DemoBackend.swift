@@ -14,8 +14,21 @@ enum DemoBackend {
     var name: String {
         switch self {
         case .stubs: "built-in stubs (no network)"
-        case .server(let url): "server at \(url.absoluteString)"
+        case .server(let url): "server at \(Self.printable(url))"
         }
+    }
+
+    /// `url` without a user name, password, query or fragment: the demo prints no credential
+    /// that came in on the command line.
+    static func printable(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "<the given URL>" }
+        let hidden = components.user != nil || components.password != nil || components.query != nil
+            || components.fragment != nil
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "<the given URL>") + (hidden ? " (credentials and query not shown)" : "")
     }
 
     /// A client for this backend with `configure` applied to its configuration.

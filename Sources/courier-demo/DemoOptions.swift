@@ -49,8 +49,10 @@ struct DemoOptions {
             case "--help", "-h":
                 options.showHelp = true
             case "--base-url":
-                guard let value = iterator.next(), let url = URL(string: value), url.scheme != nil, url.host != nil else {
-                    throw DemoError.badArgument("--base-url needs an absolute URL such as http://127.0.0.1:8080")
+                guard let value = iterator.next(), let url = URL(string: value),
+                      ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false
+                else {
+                    throw DemoError.badArgument("--base-url needs an http or https URL such as http://127.0.0.1:8080")
                 }
                 options.baseURL = url
             case "--scenario":

@@ -26,9 +26,21 @@ struct StubRoute: Sendable {
         self.method = method
         let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
         segments = StubRoute.segments(of: parts.first ?? "")
-        query = parts.count > 1 ? (URLComponents(string: "?" + parts[1])?.queryItems ?? []) : []
+        query = parts.count > 1 ? StubRoute.queryItems(parts[1]) : []
         self.source = source
         self.order = order
+    }
+
+    /// The `name=value` pairs of a route's query, each part percent-decoded when it can be and
+    /// kept as written when it cannot (`"q=a b"`, `"d=100%"`): a query that `URLComponents`
+    /// refuses still constrains the route instead of matching every request.
+    static func queryItems(_ query: String) -> [URLQueryItem] {
+        query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let name = parts[0].removingPercentEncoding ?? parts[0]
+            let value = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : nil
+            return URLQueryItem(name: name, value: value)
+        }
     }
 
     /// Higher is more specific: every literal segment and every query item counts.

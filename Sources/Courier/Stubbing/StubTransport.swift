@@ -14,7 +14,6 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
     private let plan: StubbingBuilder
     private let lock = NSLock()
     private var routeCounters: [Int: Int] = [:]
-    private var sequenceCounter = 0
 
     init(plan: StubbingBuilder) {
         self.plan = plan
@@ -31,7 +30,13 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             outcome = .failure(failure)
         } else {
             let body = stub.body.isEmpty ? context.sampleData : stub.body
-            outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
+            if body.count > context.maximumResponseSize {
+                // The same typed failure the network transport gives an oversized body.
+                outcome = .failure(NetworkError.invalidRequest(
+                    reason: "response larger than \(context.maximumResponseSize) bytes"))
+            } else {
+                outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
+            }
         }
         let work = context.scheduler.schedule(after: stub.delay) { completion(outcome) }
         return StubTask(work: work)

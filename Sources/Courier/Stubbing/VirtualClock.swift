@@ -52,9 +52,12 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
         return items.map(\.due).min()
     }
 
-    /// Schedules `work` at `now + delay`; with a delay of zero or less it runs at once, asynchronously.
+    /// Schedules `work` at `now + delay`; with a delay of zero or less (or NaN) it runs at once,
+    /// asynchronously; with `.infinity` (or more than about 30 years) it never runs and nothing is
+    /// kept, as with ``DispatchScheduler``.
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        guard !(delay > DispatchScheduler.longestDelay) else { return ScheduledWork {} }
         guard delay > 0 else {
             let cancelled = CancelFlag()
             DispatchQueue.global().async { if !cancelled.isSet { work() } }
@@ -71,10 +74,12 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
 
     /// Moves virtual time forward by `interval`, running every piece of work that falls due, in
     /// time order, on the calling thread. Work scheduled while advancing runs too if it falls due
-    /// within the interval.
+    /// within the interval. A negative or NaN interval moves nothing; one beyond about 30 years
+    /// moves 30 years (so the clock never reaches infinity and keeps its order).
     public func advance(by interval: TimeInterval) {
+        let step = interval.isNaN ? 0 : min(max(0, interval), DispatchScheduler.longestDelay)
         condition.lock()
-        let target = current + max(0, interval)
+        let target = current + step
         condition.unlock()
         while let item = takeNext(dueBy: target) { item.work() }
         condition.lock()
@@ -89,7 +94,10 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
     /// - Returns: `true` when the work is there, `false` on timeout.
     @discardableResult
     public func waitUntilPending(atLeast count: Int, timeout: TimeInterval = 5) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        // Bounded to a year: FoundationNetworking's condition wait traps on a deadline it cannot
+        // express in nanoseconds (`.infinity`, or about 300 years and more).
+        let seconds = timeout.isNaN ? 0 : min(max(0, timeout), 365 * 86_400)
+        let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
         while items.count < count {

@@ -92,4 +92,29 @@ final class StubTimingTests: XCTestCase {
         // 20 scenarios covering 290 virtual seconds of timeouts.
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
+
+    /// `.infinity` means "never" for every scheduler; advancing by it must neither run such work
+    /// nor leave the clock at infinity, where every later item would fall due at once.
+    func test_givenInfiniteDelaysAndAnInfiniteAdvance_thenNothingNeverRunsAndTheClockKeepsItsOrder() {
+        let clock = VirtualClock()
+        let ran = SharedValue<[String]>([])
+        clock.schedule(after: .infinity) { ran.withLock { $0.append("never") } }
+        XCTAssertEqual(clock.pendingCount, 0, "work that can never run was kept")
+        clock.advance(by: .infinity)
+        clock.advance(by: .nan)
+        XCTAssertTrue(clock.now.isFinite)
+        clock.schedule(after: 0.2) { ran.withLock { $0.append("later") } }
+        clock.schedule(after: 0.1) { ran.withLock { $0.append("sooner") } }
+        clock.advance(by: 0.15)
+        XCTAssertEqual(ran.withLock { $0 }, ["sooner"])
+        clock.advance(by: 0.1)
+        XCTAssertEqual(ran.withLock { $0 }, ["sooner", "later"])
+    }
+
+    /// A timeout FoundationNetworking cannot express as a deadline must not trap.
+    func test_givenAnInfiniteWaitTimeout_whenWorkArrivesLater_thenWaitUntilPendingReturns() {
+        let clock = VirtualClock()
+        DispatchQueue.global().async { clock.schedule(after: 1) {} }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 1, timeout: .infinity))
+    }
 }

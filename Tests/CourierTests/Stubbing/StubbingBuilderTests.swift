@@ -67,6 +67,33 @@ final class StubbingBuilderTests: XCTestCase {
         XCTAssertEqual(from(StubJSONEndpoint(path: "search", query: [URLQueryItem(name: "q", value: "kotlin")])), "default")
     }
 
+    /// A route query `URLComponents` refuses (a space, a stray `%`) still constrains the route;
+    /// it used to match every query on that path.
+    func test_givenARouteQueryThatURLComponentsRefuses_whenRequested_thenItStillConstrainsTheRoute() {
+        let client = NetworkClient.stubbing()
+            .body(json: #"{"from":"default"}"#)
+            .stub(.get, "search?q=a b", .json(#"{"from":"space"}"#))
+            .stub(.get, "discount?d=100%", .json(#"{"from":"percent"}"#))
+            .makeClient()
+        func from(_ endpoint: StubJSONEndpoint) -> String? { try? settle(client.request(endpoint))?.get()["from"].string }
+        XCTAssertEqual(from(StubJSONEndpoint(path: "search", query: [URLQueryItem(name: "q", value: "a b")])), "space")
+        XCTAssertEqual(from(StubJSONEndpoint(path: "search", query: [URLQueryItem(name: "q", value: "other")])), "default")
+        XCTAssertEqual(from(StubJSONEndpoint(path: "discount", query: [URLQueryItem(name: "d", value: "100%")])), "percent")
+        XCTAssertEqual(from(StubJSONEndpoint(path: "discount", query: [URLQueryItem(name: "d", value: "5")])), "default")
+    }
+
+    /// The stub obeys the client's response size limit like the network transport does.
+    func test_givenABodyOverTheResponseSizeLimit_whenStubbed_thenTheSameTypedFailureAsOverTheNetwork() {
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.maximumResponseSize = 10
+        let client = NetworkClient.stubbing().body(json: #"{"this body":"is longer than ten bytes"}"#)
+            .makeClient(configuration: configuration)
+        guard case .invalidRequest(let reason)? = networkError(settle(client.request(StubJSONEndpoint(path: "x")))) else {
+            return XCTFail("expected invalidRequest")
+        }
+        XCTAssertEqual(reason, "response larger than 10 bytes")
+    }
+
     func test_givenASequence_whenRequestedRepeatedly_thenResponsesComeInOrderAndTheLastRepeats() {
         let client = NetworkClient.stubbing()
             .sequence([.json(#"{"n":1}"#), .json(#"{"n":2}"#, status: 200), StubResponse(status: 503)])
