@@ -59,3 +59,20 @@ public struct StubResponse: Sendable {
         return response
     }
 }
+
+extension StubResponse: CustomStringConvertible, CustomReflectable {
+    /// `StubResponse(status: 200, headers: [Content-Type: application/json], body: 42 bytes, delay: 0.0)`,
+    /// with credential headers redacted and the body shown only as its size, since stubs are often
+    /// seeded with recorded traffic or from the environment.
+    public var description: String {
+        if let failure { return "StubResponse(failure: \(NetworkError.describeOther(failure)), delay: \(delay))" }
+        let shown = Redaction.redact(headers).mapValues(Redaction.scrub)
+        let fields = shown.keys.sorted().map { "\($0): \(shown[$0] ?? "")" }.joined(separator: ", ")
+        return "StubResponse(status: \(status), headers: [\(fields)], body: \(body.count) bytes, delay: \(delay))"
+    }
+
+    /// What `dump()` and the debugger's `po` show: the same as ``description``.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description], displayStyle: .struct)
+    }
+}

@@ -117,4 +117,14 @@ final class SecretsKnownGapTests: XCTestCase {
             XCTAssertTrue(text.contains("grant=r"), text)
         }
     }
+
+    /// Stubs are often seeded with recorded traffic: printing one shows no credential header.
+    func test_givenAStubWithCredentialHeaders_whenPrintedOrDumped_thenTheyAreRedacted() {
+        let stub = StubResponse(status: 200, headers: ["Set-Cookie": "session=\(token)", "Location": "/cb?code=\(token)"],
+                                body: Data(token.utf8))
+        for text in [String(describing: stub), dumped(stub)] {
+            XCTAssertFalse(text.contains(token), text)
+            XCTAssertTrue(text.contains("status: 200"), text)
+        }
+    }
 }
