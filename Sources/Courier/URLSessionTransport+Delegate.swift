@@ -21,6 +21,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     private let tasks = Protected<[Int: Entry]>([:])
+    /// Which redirects are followed at all (the rule below still applies to those that are).
+    let redirects: URLSessionTransport.RedirectPolicy
+
+    init(redirects: URLSessionTransport.RedirectPolicy = .follow) {
+        self.redirects = redirects
+    }
 
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int,
@@ -100,9 +106,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = task.taskIdentifier
         let original = tasks.withLock { $0[identifier]?.originalURL } ?? task.originalRequest?.url
-        switch RedirectRule.decide(from: original, to: request) {
+        switch RedirectRule.decide(from: original, to: request, policy: redirects) {
         case .follow(let next):
             completionHandler(next)
+        case .deliver:
+            completionHandler(nil)   // the 3xx response itself is the answer
         case .refuse(let error):
             fail(identifier, with: error)
             completionHandler(nil)
@@ -132,22 +140,34 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 }
 
 /// What to do with a redirect: same host keeps headers, another host loses the sensitive
-/// ones, https to http is refused.
+/// ones, https to http is refused; a policy may deliver the 3xx instead of following it.
 enum RedirectRule {
     enum Decision {
         case follow(URLRequest)
+        /// Do not follow: the 3xx response is delivered as the answer.
+        case deliver
         case refuse(NetworkError)
     }
 
-    static func decide(from original: URL?, to next: URLRequest) -> Decision {
+    static func decide(
+        from original: URL?, to next: URLRequest, policy: URLSessionTransport.RedirectPolicy = .follow
+    ) -> Decision {
         let fromScheme = original?.scheme?.lowercased()
         let toScheme = next.url?.scheme?.lowercased()
+        let fromHost = original?.host?.lowercased()
+        let toHost = next.url?.host?.lowercased()
+        switch policy {
+        case .never:
+            return .deliver
+        case .sameOrigin where fromScheme != toScheme || fromHost != toHost || original?.port != next.url?.port:
+            return .deliver
+        case .follow, .sameOrigin:
+            break
+        }
         if fromScheme == "https" && toScheme == "http" {
             return .refuse(.invalidRequest(
                 reason: "redirect from https to http refused (\(next.url.map { Redaction.redact($0) } ?? "?"))"))
         }
-        let fromHost = original?.host?.lowercased()
-        let toHost = next.url?.host?.lowercased()
         guard fromHost != toHost else { return .follow(next) }
         var stripped = next
         for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isSensitive(headerName: name) {

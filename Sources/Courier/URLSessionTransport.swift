@@ -29,15 +29,34 @@ import FoundationNetworking
 ///                            transport: URLSessionTransport(configuration: configuration))
 /// ```
 public final class URLSessionTransport: HTTPTransport {
+    /// Which redirects the transport follows.
+    public enum RedirectPolicy: Sendable, Equatable {
+        /// Follow every redirect, under the rules above (the default, as `URLSession` does).
+        case follow
+        /// Follow only redirects to the same scheme, host and port; any other 3xx is delivered
+        /// as the response (a tool that must talk to one server and nowhere else).
+        case sameOrigin
+        /// Follow none: every 3xx is delivered as the response. The client then fails the
+        /// request with ``NetworkError/unexpectedStatus(statusCode:response:)``, whose response
+        /// carries the `Location` header.
+        case never
+    }
+
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
 
     /// Creates a transport with its own `URLSession`.
     ///
-    /// - Parameter configuration: The session configuration. Default: `.ephemeral` (no
-    ///   persistent cookies, cache or credentials).
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
-        let delegate = URLSessionTransportDelegate()
+    /// ```swift
+    /// let oneServerOnly = URLSessionTransport(redirects: .sameOrigin)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration. Default: `.ephemeral` (no persistent
+    ///     cookies, cache or credentials).
+    ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
+    public init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+        let delegate = URLSessionTransportDelegate(redirects: redirects)
         let queue = OperationQueue()
         queue.name = "courier.urlsession"
         queue.maxConcurrentOperationCount = 1

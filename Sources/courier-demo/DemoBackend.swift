@@ -43,7 +43,9 @@ enum DemoBackend {
             var configuration = NetworkClient.Configuration(baseURL: url)
             configuration.timeout = 10
             configure(&configuration)
-            return NetworkClient(configuration: configuration)
+            // The demo talks to the server it was given and nowhere else: a redirect to another
+            // origin comes back as the 3xx instead of being followed.
+            return NetworkClient(configuration: configuration, transport: URLSessionTransport(redirects: .sameOrigin))
         }
     }
 }

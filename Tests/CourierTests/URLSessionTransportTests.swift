@@ -66,6 +66,36 @@ final class URLSessionTransportTests: XCTestCase {
         XCTAssertEqual(echo["headers"]["X-Custom"].string, "1")
     }
 
+    /// The status and `Location` of a redirect that `transport` delivers instead of following.
+    private func deliveredRedirect(_ transport: URLSessionTransport, to target: String) throws -> (Int?, String?) {
+        let client = NetworkClient(configuration: .init(baseURL: try TestServer.shared.baseURL), transport: transport)
+        let error = failure(client.request(Call(path: "redirect-to", query: [URLQueryItem(name: "url", value: target)])))
+        guard case .unexpectedStatus(let status, let response)? = error else {
+            XCTFail("expected the redirect itself, got \(String(describing: error))")
+            return (nil, nil)
+        }
+        return (status, response.header("Location"))
+    }
+
+    func test_givenTheNeverPolicy_whenRedirected_thenThe3xxIsDeliveredWithItsLocation() throws {
+        let (status, location) = try deliveredRedirect(URLSessionTransport(redirects: .never), to: "/headers")
+        XCTAssertEqual(status, 302)
+        XCTAssertEqual(location, "/headers")
+    }
+
+    func test_givenTheSameOriginPolicy_whenRedirectedElsewhere_thenNotFollowedButSameHostIs() throws {
+        let server = try TestServer.shared
+        let transport = URLSessionTransport(redirects: .sameOrigin)
+        let elsewhere = server.localhostURL("/headers").absoluteString   // localhost is another host
+        let (status, location) = try deliveredRedirect(transport, to: elsewhere)
+        XCTAssertEqual(status, 302)
+        XCTAssertEqual(location, elsewhere)
+        let client = NetworkClient(configuration: .init(baseURL: server.baseURL), transport: transport)
+        let echo = try client.request(Call(path: "redirect-to", query: [URLQueryItem(name: "url", value: "/headers")]))
+            .wait(within: 10)
+        XCTAssertFalse(echo["headers"].isNull, "a same-origin redirect was not followed")
+    }
+
     func test_givenRedirectToAnotherHost_whenFollowed_thenSensitiveHeadersAreDropped() throws {
         let (client, server) = try makeClient()
         let echo = try client.request(Call(
