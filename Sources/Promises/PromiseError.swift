@@ -20,6 +20,8 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     case returnedSelf
     /// ``race(_:)`` was given no promises, so nothing could win.
     case emptyRace
+    /// A ``Promise/compactMap(on:_:)`` transform returned `nil`.
+    case compactMapReturnedNil
 }
 
 extension PromiseError: LocalizedError, CustomStringConvertible {
@@ -31,6 +33,7 @@ extension PromiseError: LocalizedError, CustomStringConvertible {
         case .resolverReleased: "The promise's resolver was released without settling it."
         case .returnedSelf: "A handler returned the promise it was chained to; it could never settle."
         case .emptyRace: "race() was called with no promises."
+        case .compactMapReturnedNil: "A compactMap transform returned nil."
         }
     }
 
