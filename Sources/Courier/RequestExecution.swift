@@ -159,13 +159,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             } catch {
                 refusal = error
             }
-            switch stopBeforeSending(attempt: attempt, refused: refusal != nil) {
+            switch stopBeforeSending(attempt: attempt, refusal: refusal) {
             case nil: break
             case .cancelled?: return
             case .timedOut?: return attemptTimedOut(sent: nil)
-            case .refused(let deadline)?:
+            case .refused(let error, let deadline)?:
                 deadline?.cancel()
-                return fail(refusal ?? .invalidRequest(reason: "refused"))
+                return fail(error)
             }
         }
         for plugin in plugins { plugin.willSend(outgoing) }
@@ -200,14 +200,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     }
 
     /// Why an attempt that is being prepared must not be sent, or `nil` when it may go.
-    /// `refused`: its method or headers failed the check (the attempt then ends here).
-    private func stopBeforeSending(attempt: Int, refused: Bool) -> RequestStopBeforeSending? {
+    /// `refusal`: why its method or headers failed the check (the attempt then ends here).
+    private func stopBeforeSending(attempt: Int, refusal: NetworkError?) -> RequestStopBeforeSending? {
         state.withLock { state -> RequestStopBeforeSending? in
             guard state.attempt == attempt, case .preparing = state.phase else { return .cancelled }
-            guard state.deadlinePassedWhilePreparing || refused else { return nil }
+            if state.deadlinePassedWhilePreparing {
+                state.phase = .evaluating
+                state.deadline = nil
+                return .timedOut
+            }
+            guard let refusal else { return nil }
             state.phase = .evaluating
             defer { state.deadline = nil }
-            return state.deadlinePassedWhilePreparing ? .timedOut : .refused(state.deadline)
+            return .refused(refusal, state.deadline)
         }
     }
 
@@ -345,8 +350,8 @@ enum RequestStopBeforeSending {
     case cancelled
     /// Its deadline passed while it was prepared.
     case timedOut
-    /// Its method or headers failed the check; the deadline to cancel.
-    case refused(ScheduledWork?)
+    /// Its method or headers failed the check: why, and the deadline to cancel.
+    case refused(NetworkError, ScheduledWork?)
 }
 
 /// What a deadline does once it fired.

@@ -175,25 +175,37 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         if inFlight === promise { inFlightWork = work }
         lock.unlock()
         work.tap { [self] result in
-            var outcome = result.map { _ in () }
-            if case .success(let token) = result {
-                if HeaderValidation.isValidValue(headerValue(for: token)) {
-                    Redaction.register(secretValue: token)
-                } else {
-                    outcome = .failure(AuthenticationError.unusableToken)
-                }
+            var newToken: String?
+            let outcome: Result<Void, any Error>
+            switch result {
+            case .success(let token) where HeaderValidation.isValidValue(headerValue(for: token)):
+                Redaction.register(secretValue: token)
+                newToken = token
+                outcome = .success(())
+            case .success:
+                outcome = .failure(AuthenticationError.unusableToken)
+            case .failure(let error):
+                outcome = .failure(error)
             }
             lock.lock()
-            if case .success(let token) = result, case .success = outcome { currentToken = token }
-            if inFlight === promise {
-                inFlight = nil
-                inFlightWork = nil
-                waitingCallers = 0
-            }
+            if let newToken { currentToken = newToken }
+            _ = endRefresh(promise)
             lock.unlock()
             resolver.resolve(outcome)
         }.catch { _ in }
         return follower(of: promise)
+    }
+
+    /// Forgets `shared` if it is still the refresh in progress, and hands back its work.
+    /// Call with `lock` held.
+    private func endRefresh(_ shared: Promise<Void>) -> Promise<String>? {
+        guard inFlight === shared else { return nil }
+        defer {
+            inFlight = nil
+            inFlightWork = nil
+            waitingCallers = 0
+        }
+        return inFlightWork
     }
 
     /// A promise that settles as `shared` does but has no upstream link to it, so cancelling it
@@ -210,10 +222,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         lock.lock()
         guard inFlight === shared else { return lock.unlock() }
         waitingCallers -= 1
-        guard waitingCallers <= 0 else { return lock.unlock() }
-        let work = inFlightWork
-        inFlight = nil
-        inFlightWork = nil
+        let work = waitingCallers <= 0 ? endRefresh(shared) : nil
         lock.unlock()
         work?.cancel()
     }
