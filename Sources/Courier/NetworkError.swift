@@ -134,3 +134,11 @@ extension NetworkError: CancellableError {
         return false
     }
 }
+
+extension NetworkError {
+    /// The failure of a response whose body passes `limit` bytes (the client's
+    /// `maximumResponseSize`), the same from every transport.
+    static func responseTooLarge(limit: Int) -> NetworkError {
+        .invalidRequest(reason: "response larger than \(limit) bytes")
+    }
+}

@@ -172,38 +172,15 @@ enum Redaction {
     /// `https://u:p@api.example.com/a?token=abc&page=2` → `https://api.example.com/a?token=<redacted>&page=2`
     static func redact(_ url: URL) -> String {
         var text = url.absoluteString
-        var fragment: Substring?
-        if let hash = text.firstIndex(of: "#") {
-            fragment = text[text.index(after: hash)...]
-            text = String(text[..<hash])
-        }
-        var query: Substring?
-        if let mark = text.firstIndex(of: "?") {
-            query = text[text.index(after: mark)...]
-            text = String(text[..<mark])
-        }
-        if var components = URLComponents(string: text), components.user != nil || components.password != nil {
+        let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? text.endIndex
+        if var components = URLComponents(string: String(text[..<end])), components.user != nil || components.password != nil {
             components.user = nil
             components.password = nil
-            text = components.string ?? text
+            text = (components.string ?? String(text[..<end])) + text[end...]
         }
-        if let query {
-            text += "?" + redact(parameters: query)
-        }
-        if let fragment {
-            text += "#" + redact(fragment: fragment)
-        }
-        return text
-    }
-
-    /// A fragment with its parameters redacted; a hash route (`#/callback?code=XYZ&state=1`) keeps
-    /// the route and has the parameters after its last `?` redacted.
-    private static func redact(fragment: Substring) -> String {
-        guard fragment.contains("=") else { return String(fragment) }
-        if let mark = fragment.lastIndex(of: "?") {
-            return fragment[...mark] + redact(parameters: fragment[fragment.index(after: mark)...])
-        }
-        return redact(parameters: fragment)
+        // The query and the fragment (a hash route's `#/callback?code=…` included) are the runs
+        // `redactQueries` reads.
+        return redactQueries(in: text)
     }
 
     /// `a=1&token=x` → `a=1&token=<redacted>`; names are compared after percent-decoding, and a

@@ -42,10 +42,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
-    private static func tooLarge(_ limit: Int) -> NetworkError {
-        .invalidRequest(reason: "response larger than \(limit) bytes")
-    }
-
     // MARK: URLSessionDataDelegate
 
     func urlSession(
@@ -65,7 +61,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             entry.url = response.url
             let expected = response.expectedContentLength
             if expected > Int64(entry.maximumSize) {
-                entry.failure = entry.failure ?? Self.tooLarge(entry.maximumSize)
+                entry.failure = entry.failure ?? NetworkError.responseTooLarge(limit: entry.maximumSize)
                 tasks[identifier] = entry
                 return entry.maximumSize
             }
@@ -88,7 +84,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             guard var entry = tasks[identifier], entry.failure == nil else { return false }
             tasks[identifier] = nil  // avoid a copy-on-write of the body while appending
             if entry.body.count + data.count > entry.maximumSize {
-                entry.failure = Self.tooLarge(entry.maximumSize)
+                entry.failure = NetworkError.responseTooLarge(limit: entry.maximumSize)
                 entry.body = Data()
                 tasks[identifier] = entry
                 return true

@@ -32,8 +32,7 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             let body = stub.body.isEmpty ? context.sampleData : stub.body
             if body.count > context.maximumResponseSize {
                 // The same typed failure the network transport gives an oversized body.
-                outcome = .failure(NetworkError.invalidRequest(
-                    reason: "response larger than \(context.maximumResponseSize) bytes"))
+                outcome = .failure(NetworkError.responseTooLarge(limit: context.maximumResponseSize))
             } else {
                 outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
             }

@@ -94,16 +94,7 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
     /// - Returns: `true` when the work is there, `false` on timeout.
     @discardableResult
     public func waitUntilPending(atLeast count: Int, timeout: TimeInterval = 5) -> Bool {
-        // Bounded to a year: FoundationNetworking's condition wait traps on a deadline it cannot
-        // express in nanoseconds (`.infinity`, or about 300 years and more).
-        let seconds = timeout.isNaN ? 0 : min(max(0, timeout), 365 * 86_400)
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count < count {
-            if !condition.wait(until: deadline) { return items.count >= count }
-        }
-        return true
+        condition.waitUntil({ items.count >= count }, timeout: timeout)
     }
 
     private func takeNext(dueBy target: TimeInterval) -> Item? {

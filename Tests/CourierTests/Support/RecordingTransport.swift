@@ -52,13 +52,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     ///
     /// - Returns: `true` when `count` requests arrived in time.
     func waitForSends(_ count: Int, timeout: TimeInterval = 5) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while _requests.count < count {
-            if !lock.wait(until: deadline) { return _requests.count >= count }
-        }
-        return true
+        lock.waitUntil({ _requests.count >= count }, timeout: timeout)
     }
 
     /// The async form of ``waitForSends(_:timeout:)``: the blocking wait runs on a global queue,
@@ -140,13 +134,7 @@ final class ManualScheduler: RequestScheduler, @unchecked Sendable {
     ///
     /// - Returns: `true` when `count` delays were asked for in time.
     func waitForScheduled(_ count: Int, timeout: TimeInterval = 5) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while _requestedDelays.count < count {
-            if !lock.wait(until: deadline) { return _requestedDelays.count >= count }
-        }
-        return true
+        lock.waitUntil({ _requestedDelays.count >= count }, timeout: timeout)
     }
 
     /// Moves the clock forward and runs, in due order, every work that becomes due.
