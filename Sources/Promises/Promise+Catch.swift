@@ -75,4 +75,17 @@ extension Promise {
         })
         return PromiseFinalizer(end, chain: self)
     }
+
+    /// Ends a chain whose errors you deliberately ignore (PromiseKit's `cauterize`): a
+    /// rejection, cancellation included, is dropped without a trace.
+    ///
+    /// ```swift
+    /// client.request(Analytics.ping).asVoid().cauterize()
+    /// ```
+    ///
+    /// - Returns: A ``PromiseFinalizer`` for `finally` or `cancel`.
+    @discardableResult
+    public func cauterize() -> PromiseFinalizer {
+        self.catch { _ in }
+    }
 }

@@ -22,6 +22,8 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     case emptyRace
     /// A ``Promise/compactMap(on:_:)`` transform returned `nil`.
     case compactMapReturnedNil
+    /// ``Promise/firstValue(on:)`` or ``Promise/lastValue(on:)`` met an empty sequence.
+    case emptySequence
 }
 
 extension PromiseError: LocalizedError, CustomStringConvertible {
@@ -34,6 +36,7 @@ extension PromiseError: LocalizedError, CustomStringConvertible {
         case .returnedSelf: "A handler returned the promise it was chained to; it could never settle."
         case .emptyRace: "race() was called with no promises."
         case .compactMapReturnedNil: "A compactMap transform returned nil."
+        case .emptySequence: "The sequence was empty, so it has no first or last value."
         }
     }
 

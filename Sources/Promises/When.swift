@@ -148,6 +148,37 @@ public func race<T>(_ first: Promise<T>, _ others: Promise<T>...) -> Promise<T> 
     race([first] + others)
 }
 
+/// The first of `promises` to *fulfil* wins, and the others are then cancelled; rejections
+/// only count once every promise has rejected, and then the result rejects with the error of
+/// the last one to reject. An empty array rejects with ``PromiseError/emptyRace``.
+///
+/// Use it for redundant sources where any answer will do:
+///
+/// ```swift
+/// race(fulfilled: [client.request(Mirror.a), client.request(Mirror.b)]).done { config in … }
+/// ```
+///
+/// Cancelling the result cancels every promise.
+public func race<T>(fulfilled promises: [Promise<T>]) -> Promise<T> {
+    guard !promises.isEmpty else { return Promise(error: PromiseError.emptyRace) }
+    let result = Promise<T>(upstream: nil)
+    let failures = WhenCollector<Void>(count: promises.count)
+    result._addCancelHook { for promise in promises { promise.cancel() } }
+    for (index, promise) in promises.enumerated() {
+        promise._observe(.callback { outcome in
+            switch outcome {
+            case .success:
+                if result._resolve(outcome) {
+                    for other in promises where other !== promise { other.cancel() }
+                }
+            case .failure(let error):
+                if failures.store((), at: index) != nil { result._resolve(.failure(error)) }
+            }
+        })
+    }
+    return result
+}
+
 extension Promise {
     /// The same outcome with the value type erased, settled inline (internal plumbing for `when`).
     func _erased() -> Promise<any Sendable> {

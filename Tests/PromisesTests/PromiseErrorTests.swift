@@ -42,7 +42,7 @@ final class PromiseErrorTests: XCTestCase {
     }
 
     func test_givenEveryPromiseError_thenItHasADistinctHumanDescription() {
-        let all: [PromiseError] = [.timedOut, .cancelled, .resolverReleased, .returnedSelf, .emptyRace, .compactMapReturnedNil]
+        let all: [PromiseError] = [.timedOut, .cancelled, .resolverReleased, .returnedSelf, .emptyRace, .compactMapReturnedNil, .emptySequence]
         let descriptions = all.map(\.description)
         XCTAssertEqual(Set(descriptions).count, all.count)
         for error in all {

@@ -1,0 +1,128 @@
+import Dispatch
+
+/// Helpers for promises of collections, as PromiseKit users know them: transform, filter,
+/// sort or pick the elements without unpacking the array in a `map` of your own.
+///
+/// ```swift
+/// client.request(Users.list)                       // Promise<[User]>
+///     .filterValues { $0.isActive }
+///     .mapValues(\.id)
+///     .thenMap { id in client.request(Users.avatar(id: id)) }
+///     .done { avatars in show(avatars) }
+/// ```
+///
+/// Every handler runs like a `map` handler: on the `on:` queue (default
+/// ``Dispatch/DispatchQueue/promises``), never inside the call that attached it; a throw
+/// rejects the returned promise; cancelling the returned promise cancels this one.
+extension Promise where Value: Sequence, Value.Element: Sendable {
+    /// Transforms each element, keeping the order.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - transform: Called once per element; a throw rejects the returned promise.
+    /// - Returns: A promise of the transformed elements.
+    public func mapValues<U: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ transform: @escaping @Sendable (Value.Element) throws -> U
+    ) -> Promise<[U]> {
+        map(on: queue) { try $0.map(transform) }
+    }
+
+    /// Transforms each element and drops the `nil` results, keeping the order.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - transform: Called once per element; `nil` leaves the element out.
+    /// - Returns: A promise of the non-`nil` results.
+    public func compactMapValues<U: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ transform: @escaping @Sendable (Value.Element) throws -> U?
+    ) -> Promise<[U]> {
+        map(on: queue) { try $0.compactMap(transform) }
+    }
+
+    /// Transforms each element into a sequence and joins the results, keeping the order.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - transform: Called once per element.
+    /// - Returns: A promise of every element of every returned sequence.
+    public func flatMapValues<S: Sequence & Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ transform: @escaping @Sendable (Value.Element) throws -> S
+    ) -> Promise<[S.Element]> where S.Element: Sendable {
+        map(on: queue) { try $0.flatMap(transform) }
+    }
+
+    /// Keeps the elements for which `isIncluded` returns `true`, in order.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `isIncluded` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - isIncluded: Called once per element.
+    /// - Returns: A promise of the kept elements.
+    public func filterValues(
+        on queue: DispatchQueue = .promises,
+        _ isIncluded: @escaping @Sendable (Value.Element) throws -> Bool
+    ) -> Promise<[Value.Element]> {
+        map(on: queue) { try $0.filter(isIncluded) }
+    }
+
+    /// The first element; an empty sequence rejects with ``PromiseError/emptySequence``.
+    ///
+    /// - Parameter queue: Where the element is taken. Default: ``Dispatch/DispatchQueue/promises``.
+    public func firstValue(on queue: DispatchQueue = .promises) -> Promise<Value.Element> {
+        map(on: queue) { values in
+            var iterator = values.makeIterator()
+            guard let first = iterator.next() else { throw PromiseError.emptySequence }
+            return first
+        }
+    }
+
+    /// The last element; an empty sequence rejects with ``PromiseError/emptySequence``.
+    ///
+    /// - Parameter queue: Where the element is taken. Default: ``Dispatch/DispatchQueue/promises``.
+    public func lastValue(on queue: DispatchQueue = .promises) -> Promise<Value.Element> {
+        map(on: queue) { values in
+            var last: Value.Element?
+            for value in values { last = value }
+            guard let last else { throw PromiseError.emptySequence }
+            return last
+        }
+    }
+
+    /// Starts one promise per element, all at once, and waits for all of them, as
+    /// `when(fulfilled:)` does: the values come back in the order of the elements, and the
+    /// first rejection rejects the result and cancels the others.
+    ///
+    /// To start at most a few at a time, use ``when(fulfilled:concurrently:on:_:)``.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - transform: Starts the work for one element. A throw rejects the result and cancels
+    ///     the promises already started.
+    /// - Returns: A promise of every value, in order.
+    public func thenMap<U: Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ transform: @escaping @Sendable (Value.Element) throws -> Promise<U>
+    ) -> Promise<[U]> {
+        then(on: queue) { values in
+            var started: [Promise<U>] = []
+            do {
+                for value in values { started.append(try transform(value)) }
+            } catch {
+                for promise in started { promise.cancel() }
+                throw error
+            }
+            return when(fulfilled: started)
+        }
+    }
+}
+
+extension Promise where Value: Sequence, Value.Element: Comparable & Sendable {
+    /// The elements in ascending order.
+    ///
+    /// - Parameter queue: Where the sort runs. Default: ``Dispatch/DispatchQueue/promises``.
+    public func sortedValues(on queue: DispatchQueue = .promises) -> Promise<[Value.Element]> {
+        map(on: queue) { $0.sorted() }
+    }
+}
