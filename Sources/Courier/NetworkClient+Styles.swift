@@ -10,6 +10,7 @@ extension NetworkClient {
     ///
     /// - `E.Response == JSON`: the body parsed as JSON (an empty body gives ``JSON/null``).
     /// - `E.Response == HTTPResponse`: the response itself, not decoded.
+    /// - `E.Response == EmptyResponse`: `EmptyResponse()`; the body is not read.
     /// - Otherwise: decoded with ``Configuration/decoder``.
     ///
     /// Cancelling the returned promise (or any promise chained from it) cancels the request
@@ -133,7 +134,8 @@ extension NetworkClient {
 
     /// The execution of `endpoint`, delivering to `resolver` or `handler` (exactly one is set):
     /// the one pipeline behind every style. It decodes as ``request(_:)`` documents: the
-    /// response itself for `HTTPResponse`, parsed `JSON`, or ``Configuration/decoder``.
+    /// response itself for `HTTPResponse`, nothing for `EmptyResponse`, parsed `JSON`, or
+    /// ``Configuration/decoder``.
     /// Throws when the request cannot be built.
     private func makeExecution<E: Endpoint>(
         _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?
@@ -146,6 +148,14 @@ extension NetworkClient {
                     return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
                 }
                 return .success(raw)
+            }
+        }
+        if E.Response.self == EmptyResponse.self {
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false) { response in
+                guard let empty = EmptyResponse() as? E.Response else {
+                    return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
+                }
+                return .success(empty)
             }
         }
         if E.Response.self == JSON.self {

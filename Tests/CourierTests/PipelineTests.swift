@@ -33,6 +33,12 @@ final class PipelineTests: XCTestCase {
         var path: String { "raw" }
     }
 
+    struct Delete: Endpoint {
+        typealias Response = EmptyResponse
+        var path: String { "users/1" }
+        var method: HTTPMethod { .delete }
+    }
+
     static let userJSON = #"{"id":1,"name":"Ada"}"#
 
     private func makeClient(
@@ -329,6 +335,25 @@ final class PipelineTests: XCTestCase {
 
         let empty = try makeClient(RecordingTransport.answering(204))
         XCTAssertEqual(try empty.request(Ping()).wait(within: 10), JSON.null)
+    }
+
+    /// `EmptyResponse` never reads the body (an empty 204, or a body that is not JSON, both
+    /// succeed in every style), but the status is still classified.
+    func test_givenEmptyResponseEndpoint_whenAnyBodyArrives_thenItSucceedsButAFailingStatusStillRejects() async throws {
+        let noContent = try makeClient(RecordingTransport.answering(204))
+        XCTAssertEqual(try noContent.request(Delete()).wait(within: 10), EmptyResponse())
+        let notJSON = try makeClient(RecordingTransport.answering(body: "<html>deleted</html>"))
+        let sent = try await notJSON.send(Delete())
+        XCTAssertEqual(sent, EmptyResponse())
+        let completed = expectation(description: "completion")
+        notJSON.request(Delete()) { result in
+            if case .success(let value) = result, value == EmptyResponse() { completed.fulfill() }
+        }
+        await fulfillment(of: [completed], timeout: 10)
+        let missing = try makeClient(RecordingTransport.answering(404, body: #"{"message":"no such user"}"#))
+        let rejection = error(of: missing.request(Delete()))
+        XCTAssertEqual(rejection?.shortName, "clientError(404)")
+        XCTAssertEqual(rejection?.metadata?.message, "no such user")
     }
 
     func test_givenUndecodableBody_whenDecoded_thenDecodingFailedCarriesTheResponse() throws {
