@@ -18,6 +18,15 @@ public struct TransportContext: Sendable {
     public let scheduler: any RequestScheduler
     /// The largest response body, in bytes, the client accepts.
     public let maximumResponseSize: Int
+    /// Where to report the transfer's progress, or `nil` when nobody asked for it (skip the
+    /// bookkeeping then). Call it from any thread, as often as the engine tells you, before
+    /// calling the completion; the client queues each report for the caller's
+    /// ``ProgressHandler`` and drops reports that arrive after the request settled.
+    ///
+    /// ```swift
+    /// context.progress?(TransferProgress(bytesSent: sent, totalBytesToSend: total))
+    /// ```
+    public let progress: (@Sendable (TransferProgress) -> Void)?
 
     /// Creates a context.
     ///
@@ -27,18 +36,21 @@ public struct TransportContext: Sendable {
     ///   - sampleData: The endpoint's sample data. Default: empty.
     ///   - scheduler: The clock for simulated delays. Default: ``DispatchScheduler``.
     ///   - maximumResponseSize: The body size limit in bytes. Default: 50 MiB.
+    ///   - progress: Where the transport reports progress. Default: `nil`, nobody listens.
     public init(
         method: HTTPMethod,
         endpointPath: String,
         sampleData: Data = Data(),
         scheduler: any RequestScheduler = DispatchScheduler(),
-        maximumResponseSize: Int = 50 * 1024 * 1024
+        maximumResponseSize: Int = 50 * 1024 * 1024,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.method = method
         self.endpointPath = endpointPath
         self.sampleData = sampleData
         self.scheduler = scheduler
         self.maximumResponseSize = maximumResponseSize
+        self.progress = progress
     }
 }
 

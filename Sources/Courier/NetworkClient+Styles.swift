@@ -25,7 +25,26 @@ extension NetworkClient {
     /// - Returns: A promise of the decoded response; it rejects with a ``NetworkError``
     ///   (or ``/Promises/PromiseError/cancelled`` when the promise itself was cancelled).
     public func request<E: Endpoint>(_ endpoint: E) -> Promise<E.Response> {
-        promised { resolver throws(NetworkError) in try makeExecution(endpoint, resolver: resolver, handler: nil) }
+        request(endpoint, progress: nil)
+    }
+
+    /// ``request(_:)`` with progress reports: `progress` hears how much of the body was sent
+    /// and of the response received, until the request settles (see ``ProgressHandler``).
+    ///
+    /// ```swift
+    /// client.request(UploadPhoto(data: jpeg), progress: ProgressHandler(queue: .main) { progress in
+    ///     bar.value = progress.sendFraction ?? 0
+    /// }).done { _ in bar.isHidden = true }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send.
+    ///   - progress: Where reports go; `nil`: none, as ``request(_:)``.
+    /// - Returns: A promise of the decoded response, as ``request(_:)``.
+    public func request<E: Endpoint>(_ endpoint: E, progress: ProgressHandler?) -> Promise<E.Response> {
+        promised { resolver throws(NetworkError) in
+            try makeExecution(endpoint, resolver: resolver, handler: nil, progress: progress)
+        }
     }
 
     /// A promise of the execution that `make` builds for its resolver, started; cancelling the
@@ -68,6 +87,20 @@ extension NetworkClient {
     ///
     /// - Throws: A ``NetworkError``; ``NetworkError/cancelled`` when the task was cancelled.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        try await send(endpoint, progress: nil)
+    }
+
+    /// ``send(_:)`` with progress reports (see ``ProgressHandler``).
+    ///
+    /// ```swift
+    /// let report = try await client.send(DownloadReport(), progress: ProgressHandler { print($0) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send.
+    ///   - progress: Where reports go; `nil`: none, as ``send(_:)``.
+    /// - Throws: A ``NetworkError``, as ``send(_:)``.
+    public func send<E: Endpoint>(_ endpoint: E, progress: ProgressHandler?) async throws -> E.Response {
         // The same pipeline without a promise: the execution resumes the task itself, on the
         // thread that settles it (at once, without suspending, when the answer came inside
         // `send`). The relay lets a cancellation that comes first, or meanwhile, reach it.
@@ -79,7 +112,7 @@ extension NetworkClient {
                 let execution: RequestExecution<E.Response>
                 do {
                     execution = try makeExecution(
-                        endpoint, resolver: nil, handler: (nil, { continuation.resume(with: $0) }))
+                        endpoint, resolver: nil, handler: (nil, { continuation.resume(with: $0) }), progress: progress)
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -116,6 +149,30 @@ extension NetworkClient {
         _ endpoint: E,
         completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
     ) -> RequestTask {
+        request(endpoint, progress: nil, completion: completion)
+    }
+
+    /// ``request(_:completion:)`` with progress reports (see ``ProgressHandler``). With the
+    /// handler's queue left at `nil`, reports and `completion` share the callback queue, so every
+    /// report runs before `completion`.
+    ///
+    /// ```swift
+    /// client.request(UploadPhoto(data: jpeg), progress: ProgressHandler { print($0) }) { result in
+    ///     print(result)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send.
+    ///   - progress: Where reports go; `nil`: none, as ``request(_:completion:)``.
+    ///   - completion: Runs once on ``Configuration/callbackQueue``.
+    /// - Returns: A handle that cancels the request.
+    @discardableResult
+    public func request<E: Endpoint>(
+        _ endpoint: E,
+        progress: ProgressHandler?,
+        completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
+    ) -> RequestTask {
         // The same pipeline without a promise: the execution runs the handler on the callback
         // queue itself, and the task cancels the execution directly. The task holds it weakly,
         // so a kept task does not keep a finished request (and its body) alive; until it
@@ -123,7 +180,7 @@ extension NetworkClient {
         let queue = core.configuration.callbackQueue
         let execution: RequestExecution<E.Response>
         do {
-            execution = try makeExecution(endpoint, resolver: nil, handler: (queue, completion))
+            execution = try makeExecution(endpoint, resolver: nil, handler: (queue, completion), progress: progress)
         } catch {
             queue.async { completion(.failure(error)) }
             return RequestTask {}
@@ -138,12 +195,13 @@ extension NetworkClient {
     /// ``Configuration/decoder``.
     /// Throws when the request cannot be built.
     private func makeExecution<E: Endpoint>(
-        _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?
+        _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?,
+        progress: ProgressHandler?
     ) throws(NetworkError) -> RequestExecution<E.Response> {
         // The closures are passed straight to `buildExecution`: returned from a helper instead,
         // they would be re-abstracted at run time, with a metadata lookup per request.
         if E.Response.self == HTTPResponse.self {
-            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false) { response in
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
                 guard let raw = response as? E.Response else {
                     return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
                 }
@@ -151,7 +209,7 @@ extension NetworkClient {
             }
         }
         if E.Response.self == EmptyResponse.self {
-            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false) { response in
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
                 guard let empty = EmptyResponse() as? E.Response else {
                     return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
                 }
@@ -159,7 +217,7 @@ extension NetworkClient {
             }
         }
         if E.Response.self == JSON.self {
-            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true) { response in
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
                 do {
                     let json = response.body.isEmpty ? JSON.null : try JSON(data: response.body)
                     guard let value = json as? E.Response else {
@@ -172,7 +230,7 @@ extension NetworkClient {
             }
         }
         let decoder = core.configuration.decoder
-        return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true) { response in
+        return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
             do {
                 return .success(try decoder.decode(E.Response.self, from: response.body))
             } catch {
@@ -184,12 +242,13 @@ extension NetworkClient {
     /// Builds the request and the execution that carries it through the pipeline.
     private func buildExecution<E: Endpoint, R: Sendable>(
         _ endpoint: E, resolver: Resolver<R>?, handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
+        progress: ProgressHandler? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
         let request = try core.builder.makeURLRequest(for: endpoint)
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
-            needsDecoding: needsDecoding, decode: decode)
+            needsDecoding: needsDecoding, progress: progress, decode: decode)
     }
 }
 

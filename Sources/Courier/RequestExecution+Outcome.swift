@@ -167,6 +167,7 @@ extension RequestExecution {
     /// Settles the promise, or runs the handler: on its queue when it has one (never inside
     /// this call), otherwise right here.
     func deliver(_ result: Result<Response, NetworkError>) {
+        progress?.finish()  // no progress report is queued after this
         if let resolver {
             switch result {
             case .success(let value): resolver.fulfill(value)

@@ -31,6 +31,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// Two optionals rather than a generic enum: releasing them needs no run-time type metadata.
     let resolver: Resolver<Response>?
     let handler: Handler?
+    /// Forwards the transport's progress reports to the caller's handler; `nil` when none was given.
+    let progress: ProgressRelay?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
     /// settles the request (for resuming an awaiting task, which needs no hop of its own).
@@ -47,6 +49,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         core: ClientCore, endpoint: E, request: URLRequest, resolver: Resolver<Response>?,
         handler: Handler? = nil,
         needsDecoding: Bool = true,
+        progress: ProgressHandler? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -57,9 +60,18 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.retryPolicy = endpoint.retryPolicy
         self.requiresAuthentication = endpoint.requiresAuthentication
         self.bypassesPause = !endpoint.requiresAuthentication
+        var relay: ProgressRelay?
+        var report: (@Sendable (TransferProgress) -> Void)?
+        if let progress {
+            let forwarding = ProgressRelay(progress, defaultQueue: core.configuration.callbackQueue)
+            relay = forwarding
+            report = { forwarding.forward($0) }
+        }
+        self.progress = relay
         self.context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
-            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize)
+            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
+            progress: report)
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver

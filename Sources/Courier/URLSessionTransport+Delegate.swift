@@ -18,7 +18,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var body = Data()
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
         var failure: NetworkError?
+        /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
+        let progress: (@Sendable (TransferProgress) -> Void)?
+        var transfer = TransferProgress()
+
+        /// The listener and the current report, or `nil` when nobody listens.
+        var report: ProgressReport? { progress.map { ($0, transfer) } }
     }
+
+    /// A progress listener and the report to give it, taken under the lock and made after it.
+    private typealias ProgressReport = (listener: @Sendable (TransferProgress) -> Void, transfer: TransferProgress)
 
     private let tasks = Protected<[Int: Entry]>([:])
     /// Which redirects are followed at all (the rule below still applies to those that are).
@@ -29,11 +38,25 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     func register(
-        taskIdentifier: Int, originalURL: URL?, maximumSize: Int,
+        taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
-        let entry = Entry(originalURL: originalURL, maximumSize: maximumSize, completion: completion)
+        var entry = Entry(originalURL: originalURL, maximumSize: maximumSize, completion: completion, progress: progress)
+        entry.transfer.totalBytesToSend = bodySize
         tasks.withLock { $0[taskIdentifier] = entry }
+    }
+
+    /// Updates task `identifier`'s progress with `change` and reports it, if anybody listens.
+    /// The report is made outside the lock.
+    private func updateProgress(_ identifier: Int, _ change: (inout TransferProgress) -> Void) {
+        let report = tasks.withLock { tasks -> ProgressReport? in
+            guard var entry = tasks[identifier], entry.progress != nil else { return nil }
+            change(&entry.transfer)
+            tasks[identifier] = entry
+            return entry.report
+        }
+        if let report { report.listener(report.transfer) }
     }
 
     private func fail(_ identifier: Int, with error: NetworkError) {
@@ -54,12 +77,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         for (key, value) in http?.allHeaderFields ?? [:] {
             if let key = key as? String, let value = value as? String { headers[key] = value }
         }
+        var report: ProgressReport?
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
             let expected = response.expectedContentLength
+            if entry.progress != nil {
+                entry.transfer.totalBytesToReceive = expected >= 0 ? expected : nil
+                // The response began, so the body was sent, whatever the last upload report said.
+                if let total = entry.transfer.totalBytesToSend { entry.transfer.bytesSent = total }
+            }
             if expected > Int64(entry.maximumSize) {
                 entry.failure = entry.failure ?? NetworkError.responseTooLarge(limit: entry.maximumSize)
                 tasks[identifier] = entry
@@ -70,8 +99,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             // as it arrives, and the limit is checked on every chunk.
             if expected > 0 { entry.body.reserveCapacity(Int(min(expected, Self.largestReservation))) }
             tasks[identifier] = entry
+            report = entry.report
             return nil
         }
+        if let report { report.listener(report.transfer) }
         completionHandler(limit == nil ? .allow : .cancel)
     }
 
@@ -80,6 +111,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
+        var report: ProgressReport?
         let overLimit = tasks.withLock { tasks -> Bool in
             guard var entry = tasks[identifier], entry.failure == nil else { return false }
             tasks[identifier] = nil  // avoid a copy-on-write of the body while appending
@@ -90,10 +122,26 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 return true
             }
             entry.body.append(data)
+            entry.transfer.bytesReceived = Int64(entry.body.count)
+            report = entry.report
             tasks[identifier] = entry
             return false
         }
-        if overLimit { dataTask.cancel() }
+        if overLimit {
+            dataTask.cancel()
+        } else if let report {
+            report.listener(report.transfer)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        updateProgress(task.taskIdentifier) { transfer in
+            transfer.bytesSent = totalBytesSent
+            if totalBytesExpectedToSend >= 0 { transfer.totalBytesToSend = totalBytesExpectedToSend }
+        }
     }
 
     func urlSession(

@@ -100,7 +100,9 @@ public final class URLSessionTransport: HTTPTransport {
         let task = session.dataTask(with: request)
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
-            maximumSize: context.maximumResponseSize, completion: completion)
+            maximumSize: context.maximumResponseSize,
+            bodySize: request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
+            progress: context.progress, completion: completion)
         task.resume()
         return DataTaskHandle(task: task)
     }

@@ -37,7 +37,17 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
                 outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
             }
         }
-        let work = context.scheduler.schedule(after: stub.delay) { completion(outcome) }
+        let progress = context.progress
+        let work = context.scheduler.schedule(after: stub.delay) {
+            // One report when the stub answers: everything sent, everything received.
+            if let progress, case .success(let response) = outcome {
+                let sent = Int64(request.httpBody?.count ?? 0)
+                let received = Int64(response.body.count)
+                progress(TransferProgress(
+                    bytesSent: sent, totalBytesToSend: sent, bytesReceived: received, totalBytesToReceive: received))
+            }
+            completion(outcome)
+        }
         return StubTask(work: work)
     }
 

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Progress reports: what they say, where and when they run, and that none arrives after the
+/// request settled.
+final class ProgressTests: XCTestCase {
+    private struct Upload: Endpoint {
+        var path: String { "uploads" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody { .data(Data(count: 3000), contentType: "application/octet-stream") }
+    }
+
+    /// Reports once before answering and once after, to show where the relay draws the line.
+    private struct ReportingTransport: HTTPTransport {
+        struct Task: TransportTask { func cancel() {} }
+        let early = TransferProgress(bytesSent: 10, totalBytesToSend: 20)
+        let late = TransferProgress(bytesSent: 20, totalBytesToSend: 20, bytesReceived: 2, totalBytesToReceive: 2)
+
+        func send(
+            _ request: URLRequest, context: TransportContext,
+            completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+        ) -> any TransportTask {
+            context.progress?(early)
+            completion(.success(HTTPResponse(statusCode: 200, body: Data("{}".utf8), url: request.url)))
+            context.progress?(late)
+            return Task()
+        }
+    }
+
+    private func baseURL() throws -> URL { try XCTUnwrap(URL(string: "https://api.example.test")) }
+
+    func test_givenACompletionHandlerAndProgress_whenAStubAnswers_thenOneFullReportRunsBeforeTheCompletion() throws {
+        let callbacks = DispatchQueue(label: "progress.callbacks")
+        var configuration = NetworkClient.Configuration(baseURL: try baseURL())
+        configuration.callbackQueue = callbacks
+        let client = NetworkClient.stubbing().body(json: #"{"id":7}"#).makeClient(configuration: configuration)
+        let events = Recorder()
+        let finished = expectation(description: "completion")
+        client.request(Upload(), progress: ProgressHandler { progress in
+            dispatchPrecondition(condition: .onQueue(callbacks))
+            events.record("progress \(progress)")
+        }) { result in
+            events.record((try? result.get()["id"].int).map { "completion \($0)" } ?? "completion failed")
+            finished.fulfill()
+        }
+        wait(for: [finished], timeout: 10)
+        XCTAssertEqual(events.values, [
+            "progress sent 3000 of 3000 bytes, received 8 of 8 bytes",
+            "completion 7",
+        ])
+    }
+
+    func test_givenAStubFailure_whenProgressIsRequested_thenNoReportArrives() throws {
+        let client = NetworkClient.stubbing().failure(URLError(.notConnectedToInternet)).makeClient()
+        let reports = Recorder()
+        let queue = DispatchQueue(label: "progress.reports")
+        let result = settle(client.request(Upload(), progress: ProgressHandler(queue: queue) { reports.record("\($0)") }))
+        XCTAssertEqual(networkError(result)?.shortName, "transport")
+        queue.sync {}
+        XCTAssertEqual(reports.values, [])
+    }
+
+    /// Every style: a report made before the transport answers arrives; one made after the
+    /// request settled never does.
+    func test_givenATransportReportingAfterItAnswered_whenTheRequestSettled_thenTheLateReportIsDropped() async throws {
+        let transport = ReportingTransport()
+        let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
+        let queue = DispatchQueue(label: "progress.reports")
+        let reports = Protected<[TransferProgress]>([])
+        let handler = ProgressHandler(queue: queue) { progress in reports.withLock { $0.append(progress) } }
+
+        _ = try await client.request(Upload(), progress: handler).value
+        _ = try await client.send(Upload(), progress: handler)
+        let completed = expectation(description: "completion")
+        client.request(Upload(), progress: handler) { _ in completed.fulfill() }
+        await fulfillment(of: [completed], timeout: 10)
+
+        queue.sync {}
+        XCTAssertEqual(reports.withLock { $0 }, Array(repeating: transport.early, count: 3))
+    }
+
+    func test_givenNoProgressHandler_thenTheTransportIsAskedForNoReports() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
+        _ = try client.request(Upload()).wait(within: 10)
+        _ = try client.request(Upload(), progress: ProgressHandler { _ in }).wait(within: 10)
+        XCTAssertEqual(transport.contexts.map { $0.progress == nil }, [true, false])
+    }
+
+    func test_givenReports_thenTheFractionsAreBoundedAndUnknownTotalsGiveNil() {
+        XCTAssertEqual(TransferProgress(bytesSent: 5, totalBytesToSend: 10).sendFraction, 0.5)
+        XCTAssertEqual(TransferProgress(bytesSent: 0, totalBytesToSend: 0).sendFraction, 1, "no body counts as sent")
+        XCTAssertEqual(TransferProgress(bytesReceived: 12, totalBytesToReceive: 10).receiveFraction, 1, "capped at 1")
+        XCTAssertNil(TransferProgress(bytesReceived: 12).receiveFraction)
+        XCTAssertNil(TransferProgress(bytesSent: 1, totalBytesToSend: -1).sendFraction)
+        XCTAssertEqual(TransferProgress(bytesReceived: 3).description, "sent 0 bytes, received 3 bytes")
+    }
+
+    /// A thread-safe list of strings.
+    private final class Recorder: Sendable {
+        private let box = Protected<[String]>([])
+        var values: [String] { box.withLock { $0 } }
+        func record(_ value: String) { box.withLock { $0.append(value) } }
+    }
+}
