@@ -67,26 +67,25 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
         map(on: queue) { try $0.filter(isIncluded) }
     }
 
-    /// The first element; an empty sequence rejects with ``PromiseError/emptySequence``.
-    ///
-    /// - Parameter queue: Where the element is taken. Default: ``Dispatch/DispatchQueue/promises``.
-    public func firstValue(on queue: DispatchQueue = .promises) -> Promise<Value.Element> {
-        map(on: queue) { values in
-            var iterator = values.makeIterator()
-            guard let first = iterator.next() else { throw PromiseError.emptySequence }
-            return first
-        }
+    /// The first element; an empty sequence rejects with ``PromiseError/emptySequence``
+    /// (PromiseKit's `firstValue`). Taken on ``Dispatch/DispatchQueue/promises``.
+    public var firstValue: Promise<Value.Element> {
+        firstValue(where: { _ in true })
     }
 
-    /// The last element; an empty sequence rejects with ``PromiseError/emptySequence``.
+    /// The first element that satisfies `predicate`; when none does (or the sequence is empty),
+    /// the promise rejects with ``PromiseError/emptySequence``.
     ///
-    /// - Parameter queue: Where the element is taken. Default: ``Dispatch/DispatchQueue/promises``.
-    public func lastValue(on queue: DispatchQueue = .promises) -> Promise<Value.Element> {
+    /// - Parameters:
+    ///   - queue: Where `predicate` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - predicate: Called on the elements in order until it returns `true`.
+    public func firstValue(
+        on queue: DispatchQueue = .promises,
+        where predicate: @escaping @Sendable (Value.Element) throws -> Bool
+    ) -> Promise<Value.Element> {
         map(on: queue) { values in
-            var last: Value.Element?
-            for value in values { last = value }
-            guard let last else { throw PromiseError.emptySequence }
-            return last
+            guard let first = try values.first(where: predicate) else { throw PromiseError.emptySequence }
+            return first
         }
     }
 
@@ -114,6 +113,17 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
                 throw error
             }
             return when(fulfilled: started)
+        }
+    }
+}
+
+extension Promise where Value: BidirectionalCollection, Value.Element: Sendable {
+    /// The last element; an empty collection rejects with ``PromiseError/emptySequence``
+    /// (PromiseKit's `lastValue`). Taken on ``Dispatch/DispatchQueue/promises``.
+    public var lastValue: Promise<Value.Element> {
+        map(on: .promises) { values in
+            guard let last = values.last else { throw PromiseError.emptySequence }
+            return last
         }
     }
 }

@@ -22,7 +22,8 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     case emptyRace
     /// A ``Promise/compactMap(on:_:)`` transform returned `nil`.
     case compactMapReturnedNil
-    /// ``Promise/firstValue(on:)`` or ``Promise/lastValue(on:)`` met an empty sequence.
+    /// ``Promise/firstValue`` or ``Promise/lastValue`` met an empty sequence, or
+    /// ``Promise/firstValue(on:where:)`` found no element that matched.
     case emptySequence
 }
 
@@ -36,7 +37,7 @@ extension PromiseError: LocalizedError, CustomStringConvertible {
         case .returnedSelf: "A handler returned the promise it was chained to; it could never settle."
         case .emptyRace: "race() was called with no promises."
         case .compactMapReturnedNil: "A compactMap transform returned nil."
-        case .emptySequence: "The sequence was empty, so it has no first or last value."
+        case .emptySequence: "The sequence had no element to take (it was empty, or none matched)."
         }
     }
 

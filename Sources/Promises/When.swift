@@ -158,7 +158,8 @@ public func race<T>(_ first: Promise<T>, _ others: Promise<T>...) -> Promise<T> 
 /// race(fulfilled: [client.request(Mirror.a), client.request(Mirror.b)]).done { config in … }
 /// ```
 ///
-/// Cancelling the result cancels every promise.
+/// Cancelling the result cancels every promise. If the last input to reject was cancelled (by
+/// someone else), the result rejects with that cancellation error.
 public func race<T>(fulfilled promises: [Promise<T>]) -> Promise<T> {
     guard !promises.isEmpty else { return Promise(error: PromiseError.emptyRace) }
     let result = Promise<T>(upstream: nil)

@@ -13,11 +13,18 @@ import Dispatch
 /// ```
 ///
 /// - The values come back in the order of `elements`, whatever order the work finishes in.
-/// - `body` runs on `queue`, never inside this call; element *n + limit* starts only after one
-///   of the first *n + limit − 1* has fulfilled.
+/// - `body` runs on `queue`, never inside this call. Element *k* (counting from 1) with
+///   *k > limit* starts only after *k − limit* earlier elements have fulfilled. On a concurrent
+///   queue (the default) up to `limit` calls of `body` may run at the same time, not
+///   necessarily in element order; pass a serial queue to call it one at a time.
 /// - The first rejection (or a throw from `body`) rejects the result, cancels the promises
-///   still pending and starts no more.
-/// - Cancelling the result cancels the promises still pending and starts no more.
+///   still pending and starts no more. A call of `body` already under way at that moment
+///   still runs, and the promise it returns is cancelled.
+/// - Cancelling the result cancels the promises still pending and starts no more (with the
+///   same proviso).
+/// - The inputs' promises are cancelled for everybody: don't hand out a shared or cached
+///   promise you still need elsewhere. An input cancelled by someone else rejects the result
+///   with ``PromiseError/cancelled``, as in ``when(fulfilled:)``.
 ///
 /// - Parameters:
 ///   - elements: The inputs, read once, up front.

@@ -158,6 +158,37 @@ final class LeakTests: XCTestCase {
         deinit { _ = promise.isPending }
     }
 
+    func test_givenBoundedWhenAndRaceForTheFirstFulfilment_whenSettledOrCancelled_thenTheyAndTheirInputsAreFreed() {
+        let tracker = Tracker()
+        do {
+            let canary = Canary()
+            let pairs = (0..<4).map { _ in Promise<Int>.pending() }
+            let inputs = pairs.map(\.promise)
+            let bounded = when(fulfilled: 0..<3, concurrently: 2, on: queue) { index in
+                canary.touch()
+                return inputs[index]
+            }
+            let stopped = when(fulfilled: 0..<3, concurrently: 1, on: queue) { _ in
+                canary.touch()
+                return Promise<Int>.pending().promise  // resolver dropped: rejects at once
+            }
+            let raced = race(fulfilled: [inputs[3], inputs[0]])
+            let cancelledRace = race(fulfilled: [Promise<Int>.pending().promise])
+            cancelledRace.cancel()
+            for (index, input) in inputs.enumerated() { tracker.track("input \(index)", input) }
+            for (name, object) in [("canary", canary as AnyObject), ("bounded", bounded), ("stopped", stopped),
+                                   ("raced", raced), ("cancelledRace", cancelledRace)] {
+                tracker.track(name, object)
+            }
+            queue.async { for (index, pair) in pairs.enumerated() { pair.resolver.fulfill(index) } }
+            let ends = [bounded.asVoid(), stopped.asVoid(), raced.asVoid(), cancelledRace.asVoid()]
+            let end = when(resolved: ends).map(on: queue) { _ in }
+            tracker.track("end", end)
+            settle(end)
+        }
+        XCTAssertEqual(tracker.alive, [])
+    }
+
     func test_givenHookHoldingTheLastReferenceToAnObjectThatReadsThePromise_whenFulfilled_thenReleasedAfterTheLock() {
         let (promise, resolver) = Promise<Int>.pending()
         do {

@@ -13,13 +13,15 @@ final class SequenceHelperTests: XCTestCase {
         XCTAssertEqual(value(of: numbers.flatMapValues { [$0, -$0] }), [3, -3, 1, -1, 4, -4, 1, -1, 5, -5])
         XCTAssertEqual(value(of: numbers.filterValues { $0.isMultiple(of: 2) == false }), [3, 1, 1, 5])
         XCTAssertEqual(value(of: numbers.sortedValues()), [1, 1, 3, 4, 5])
-        XCTAssertEqual(value(of: numbers.firstValue()), 3)
-        XCTAssertEqual(value(of: numbers.lastValue()), 5)
+        XCTAssertEqual(value(of: numbers.firstValue), 3)
+        XCTAssertEqual(value(of: numbers.lastValue), 5)
+        XCTAssertEqual(value(of: numbers.firstValue { $0 > 3 }), 4)
     }
 
     func test_givenAnEmptySequence_whenFirstOrLastValue_thenItRejectsWithEmptySequence() {
-        XCTAssertEqual(error(of: Promise.value([Int]()).firstValue()) as? PromiseError, .emptySequence)
-        XCTAssertEqual(error(of: Promise.value([Int]()).lastValue()) as? PromiseError, .emptySequence)
+        XCTAssertEqual(error(of: Promise.value([Int]()).firstValue) as? PromiseError, .emptySequence)
+        XCTAssertEqual(error(of: Promise.value([Int]()).lastValue) as? PromiseError, .emptySequence)
+        XCTAssertEqual(error(of: Promise.value([1, 2]).firstValue { $0 > 5 }) as? PromiseError, .emptySequence)
     }
 
     func test_givenATransformThatThrowsOrARejectedPromise_whenMappingValues_thenThatErrorPassesOn() {
@@ -33,7 +35,13 @@ final class SequenceHelperTests: XCTestCase {
 
     func test_givenASequenceHelperOnAQueue_thenItsHandlerRunsThere() {
         let queue = makeSerialQueue("sequence-helper")
-        XCTAssertEqual(value(of: Promise.value([1]).mapValues(on: queue) { _ in currentQueueName() }), ["sequence-helper"])
+        let one = Promise.value([1])
+        XCTAssertEqual(value(of: one.mapValues(on: queue) { _ in currentQueueName() }), ["sequence-helper"])
+        XCTAssertEqual(value(of: one.compactMapValues(on: queue) { _ in currentQueueName() }), ["sequence-helper"])
+        XCTAssertEqual(value(of: one.flatMapValues(on: queue) { _ in [currentQueueName()] }), ["sequence-helper"])
+        XCTAssertEqual(value(of: one.filterValues(on: queue) { _ in currentQueueName() == "sequence-helper" }), [1])
+        XCTAssertEqual(value(of: one.firstValue(on: queue) { _ in currentQueueName() == "sequence-helper" }), 1)
+        XCTAssertEqual(value(of: one.thenMap(on: queue) { _ in Promise.value(currentQueueName()) }), ["sequence-helper"])
     }
 
     func test_givenAPendingUpstream_whenTheMappedValuesAreCancelled_thenTheCancellationReachesTheProducer() {
@@ -116,5 +124,21 @@ final class SequenceHelperTests: XCTestCase {
         let end = Promise<Int>(error: TestError(1)).cauterize().finally { finallyRan.increment() }
         XCTAssertNotNil(value(of: end))
         XCTAssertEqual(finallyRan.value, 1)
+    }
+
+    func test_givenAPendingChain_whenCauterizedAndItsFinalizerCancelled_thenTheCancellationReachesTheProducer() {
+        let producer = cancellableProducer(Int.self)
+        let end = producer.promise.cauterize()
+        end.cancel()
+        XCTAssertEqual(producer.cancelHookRuns.value, 1)
+        XCTAssertNotNil(value(of: end.finally {}), "the cauterized chain never ended")
+    }
+
+    func test_givenSettledOrRepeatedInputs_whenRacingForTheFirstFulfilment_thenTheFulfilledOneWins() {
+        XCTAssertEqual(value(of: race(fulfilled: [Promise<Int>(error: TestError(1)), .value(5)])), 5)
+        let (shared, resolver) = Promise<Int>.pending()
+        let raced = race(fulfilled: [shared, shared])
+        resolver.fulfill(8)
+        XCTAssertEqual(value(of: raced), 8)
     }
 }

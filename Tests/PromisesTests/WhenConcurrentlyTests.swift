@@ -92,6 +92,48 @@ final class WhenConcurrentlyTests: XCTestCase {
         XCTAssertEqual(fixture.started.events, [0, 1])
     }
 
+    /// Cancelled before any start ran: no element starts at all.
+    func test_givenTheResultIsCancelledBeforeAnyStart_thenNoElementStarts() {
+        let fixture = Fixture()
+        fixture.queue.suspend()
+        let all = fixture.run(limit: 2)
+        all.cancel()
+        fixture.queue.resume()
+        drain(fixture.queue)
+        XCTAssertEqual(fixture.started.events, [])
+        XCTAssertEqual(settledError(all) as? PromiseError, .cancelled)
+    }
+
+    /// An element fails while the next one's `body` runs: the promise that `body` returns is
+    /// cancelled instead of being waited for.
+    func test_givenARejectionWhileABodyRuns_thenThePromiseThatBodyReturnsIsCancelled() {
+        let producers = (0..<2).map { _ in cancellableProducer(Int.self) }
+        let queue = makeSerialQueue("when-concurrently-overlap")
+        let all = when(fulfilled: [0, 1], concurrently: 2, on: queue) { index -> Promise<Int> in
+            if index == 1 { producers[0].resolver.reject(TestError(5)) }
+            return producers[index].promise
+        }
+        XCTAssertEqual(error(of: all) as? TestError, TestError(5))
+        drain(queue)
+        XCTAssertEqual(producers[1].cancelHookRuns.value, 1)
+    }
+
+    /// Already-settled promises, and one promise returned for several elements.
+    func test_givenSettledOrSharedPromises_thenEveryElementGetsItsValue() {
+        let settled = when(fulfilled: 0..<50, concurrently: 3) { Promise.value($0 * 3) }
+        XCTAssertEqual(value(of: settled), (0..<50).map { $0 * 3 })
+        let (shared, resolver) = Promise<String>.pending()
+        let queue = makeSerialQueue("when-concurrently-shared")
+        let repeated = when(fulfilled: 0..<4, concurrently: 2, on: queue) { _ in shared }
+        drain(queue)
+        resolver.fulfill("same")
+        XCTAssertEqual(value(of: repeated), ["same", "same", "same", "same"])
+        let failing = when(fulfilled: 0..<4, concurrently: 2) { index in
+            index == 2 ? Promise<Int>(error: TestError(2)) : .value(index)
+        }
+        XCTAssertEqual(error(of: failing) as? TestError, TestError(2))
+    }
+
     func test_givenNoElementsOrALimitBelowOne_thenItStillCompletes() {
         XCTAssertEqual(value(of: when(fulfilled: [Int](), concurrently: 3) { Promise.value($0) }), [])
         let fixture = Fixture()
