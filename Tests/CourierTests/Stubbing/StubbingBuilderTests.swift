@@ -210,4 +210,26 @@ final class StubbingBuilderTests: XCTestCase {
         let client = base.body(json: #"{"v":1}"#).makeClient()
         XCTAssertEqual(try settle(client.request(StubJSONEndpoint(path: "x")))?.get()["v"].int, 1)
     }
+
+    /// A plan printed in a failure message or with `po` hides credentials and bodies.
+    func test_givenAPlanWithSecrets_whenDescribedOrDumped_thenCredentialsAndBodiesAreHidden() {
+        let environment = ["https://user:hunter2@api.example.test/me?access_token=SEEDED-SECRET&page=2": #"{"password":"BODY-SECRET"}"#]
+        let builder = NetworkClient.stubbing()
+            .headers(["Authorization": "Bearer HEADER-SECRET", "Content-Type": "application/json"])
+            .body(json: #"{"token":"DEFAULT-BODY-SECRET"}"#)
+            .stub(.get, "users/*?api_key=ROUTE-SECRET&page=1", .json(#"{"secret":"ROUTE-BODY"}"#))
+            .stub(.post, "feed", sequence: [.json("[]"), .json("[1]")])
+            .seeded(from: environment)
+        var dumped = ""
+        dump(builder, to: &dumped)
+        for text in [builder.description, String(describing: builder), dumped] {
+            for secret in ["hunter2", "SEEDED-SECRET", "BODY-SECRET", "HEADER-SECRET", "DEFAULT-BODY-SECRET", "ROUTE-SECRET", "ROUTE-BODY"] {
+                XCTAssertFalse(text.contains(secret), "\(secret) shown in \(text)")
+            }
+            XCTAssertTrue(text.contains("GET users/*?api_key=<redacted>&page=1"), text)
+            XCTAssertTrue(text.contains("POST feed → 2 responses"), text)
+            XCTAssertTrue(text.contains("https://api.example.test/me?access_token=<redacted>&page=2 (26 bytes)"), text)
+            XCTAssertTrue(text.contains("Content-Type: application/json"), text)
+        }
+    }
 }
