@@ -32,6 +32,10 @@ public struct RetryPolicy: Sendable {
     public let retryableStatusCodes: Set<Int>
     /// The methods that may be retried at all.
     public let retryableMethods: Set<HTTPMethod>
+    /// Your own rule for which failures are worth retrying, or `nil` for the built-in one (see
+    /// ``shouldRetry(_:method:)``). It replaces the status and error-kind rules; the method rule
+    /// still applies, and a cancellation is never retried.
+    public let isRetryable: (@Sendable (NetworkError) -> Bool)?
 
     /// Creates a policy.
     ///
@@ -44,6 +48,15 @@ public struct RetryPolicy: Sendable {
     ///   - retryableStatusCodes: statuses worth retrying; default `[408, 429, 502, 503, 504]`.
     ///   - retryableMethods: methods that may be retried; default the idempotent ones,
     ///     ``HTTPMethod/idempotentMethods``. Add `.post` only when your server de-duplicates.
+    ///   - isRetryable: your own rule for which errors to retry, replacing
+    ///     `retryableStatusCodes` and the error-kind rules; default `nil`, the built-in rule.
+    ///     For example, retry a `500` only when the server's metadata says the failure is temporary:
+    ///
+    ///     ```swift
+    ///     RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .seconds(1)) { error in
+    ///         error.metadata?.status == "TEMPORARILY_UNAVAILABLE"
+    ///     }
+    ///     ```
     public init(
         maximumRetryCount: Int,
         delayBeforeRetry: DispatchTimeInterval,
@@ -51,7 +64,8 @@ public struct RetryPolicy: Sendable {
         maximumDelay: TimeInterval = 30,
         jitter: Double = 0.2,
         retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
-        retryableMethods: Set<HTTPMethod> = HTTPMethod.idempotentMethods
+        retryableMethods: Set<HTTPMethod> = HTTPMethod.idempotentMethods,
+        isRetryable: (@Sendable (NetworkError) -> Bool)? = nil
     ) {
         self.maximumRetryCount = max(0, maximumRetryCount)
         self.delayBeforeRetry = delayBeforeRetry
@@ -60,6 +74,7 @@ public struct RetryPolicy: Sendable {
         self.jitter = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableMethods = retryableMethods
+        self.isRetryable = isRetryable
     }
 
     /// Never retries.
@@ -73,9 +88,15 @@ public struct RetryPolicy: Sendable {
     ///
     /// - Returns: `true` when `method` is in ``retryableMethods`` and the error is a transport error,
     ///   a timeout, or a response whose status is in ``retryableStatusCodes``; `false` for cancellations,
-    ///   other statuses, decoding failures, authentication failures and invalid requests.
+    ///   other statuses, decoding failures, authentication failures and invalid requests. With
+    ///   ``isRetryable`` set, it decides instead of the status and error-kind rules (never for a
+    ///   cancellation).
     public func shouldRetry(_ error: NetworkError, method: HTTPMethod) -> Bool {
         guard maximumRetryCount > 0, retryableMethods.contains(method) else { return false }
+        if let isRetryable {
+            if case .cancelled = error { return false }
+            return isRetryable(error)
+        }
         switch error {
         case .transport, .timedOut:
             return true

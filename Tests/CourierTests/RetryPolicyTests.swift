@@ -48,6 +48,33 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertFalse(custom.shouldRetry(.cancelled, method: .post))
     }
 
+    func test_givenACustomRule_whenChecked_thenItReplacesTheStatusRulesButNotTheMethodRuleOrCancellation() {
+        let temporary = NetworkError.serverError(
+            statusCode: 500, metadata: ServerMetadata(status: "TEMPORARY", message: nil, body: nil),
+            response: HTTPResponse(statusCode: 500))
+        let custom = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .seconds(1)) { error in
+            error.metadata?.status == "TEMPORARY" || error.shortName == "cancelled"
+        }
+        XCTAssertTrue(custom.shouldRetry(temporary, method: .get))
+        XCTAssertFalse(custom.shouldRetry(status(503), method: .get), "the built-in 503 rule was not replaced")
+        XCTAssertFalse(custom.shouldRetry(temporary, method: .post), "the method rule must still apply")
+        XCTAssertFalse(custom.shouldRetry(.cancelled, method: .get), "a cancellation must never be retried")
+        XCTAssertFalse(policy.shouldRetry(temporary, method: .get), "the default policy does not retry a 500")
+    }
+
+    /// End to end through a stubbed client: a 500 that the rule accepts is retried.
+    func test_givenACustomRule_whenAStubbedRequestFailsWithAMatchingError_thenItIsRetriedUntilItSucceeds() throws {
+        let client = NetworkClient.stubbing().sequence([
+            .json(#"{"metadata":{"status":"TEMPORARY","desc":"warming up"}}"#, status: 500),
+            .json(#"{"ok":true}"#),
+        ]).makeClient()
+        let rule = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0) {
+            $0.metadata?.status == "TEMPORARY"
+        }
+        let result = settle(client.request(StubJSONEndpoint(path: "warm", retryPolicy: rule)), within: 10)
+        XCTAssertEqual(try result?.get()["ok"].bool, true)
+    }
+
     func test_givenNoRetriesAllowed_whenChecked_thenNeverRetries() {
         XCTAssertFalse(RetryPolicy.none.shouldRetry(.timedOut, method: .get))
         XCTAssertEqual(RetryPolicy(maximumRetryCount: -4, delayBeforeRetry: .seconds(1)).maximumRetryCount, 0)
