@@ -4,7 +4,10 @@
 ///
 /// The status is still classified (a `404` still rejects with
 /// ``NetworkError/clientError(statusCode:metadata:response:)``); the body, empty or not, is not
-/// read, so it can never fail to decode:
+/// decoded, so it can never fail to decode (it is still downloaded, within
+/// ``NetworkClient/Configuration/maximumResponseSize``). A `2xx` whose body describes an error
+/// therefore succeeds; decode such bodies instead. Next to Alamofire, which has a protocol of
+/// this name, write `Courier.EmptyResponse`.
 ///
 /// ```swift
 /// struct DeleteArticle: Endpoint {
@@ -15,7 +18,7 @@
 /// }
 /// try await client.send(DeleteArticle(id: 7))   // returns EmptyResponse()
 /// ```
-public struct EmptyResponse: Decodable, Sendable, Hashable {
+public struct EmptyResponse: Codable, Sendable, Hashable {
     /// The one value.
     public init() {}
 
@@ -24,4 +27,13 @@ public struct EmptyResponse: Decodable, Sendable, Hashable {
     ///
     /// - Parameter decoder: Unused.
     public init(from decoder: any Decoder) throws {}
+
+    /// Encodes as an empty JSON object, `{}`, for request bodies and fixtures.
+    ///
+    /// - Parameter encoder: Receives an empty keyed container.
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: NoKeys.self)
+    }
+
+    private enum NoKeys: CodingKey {}
 }

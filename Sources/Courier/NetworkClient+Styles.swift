@@ -34,7 +34,9 @@ extension NetworkClient {
     /// ```swift
     /// client.request(UploadPhoto(data: jpeg), progress: ProgressHandler(queue: .main) { progress in
     ///     bar.value = progress.sendFraction ?? 0
-    /// }).done { _ in bar.isHidden = true }
+    /// }).done(on: .main) { _ in
+    ///     bar.isHidden = true   // after every report: both run on the main queue
+    /// }
     /// ```
     ///
     /// - Parameters:
@@ -90,7 +92,8 @@ extension NetworkClient {
         try await send(endpoint, progress: nil)
     }
 
-    /// ``send(_:)`` with progress reports (see ``ProgressHandler``).
+    /// ``send(_:)`` with progress reports (see ``ProgressHandler``). It returns (or throws) from the
+    /// handler's queue, after every report queued there ran.
     ///
     /// ```swift
     /// let report = try await client.send(DownloadReport(), progress: ProgressHandler { print($0) })
@@ -111,8 +114,11 @@ extension NetworkClient {
                 // started is cancelled, which delivers `.cancelled`.
                 let execution: RequestExecution<E.Response>
                 do {
+                    // With progress, resume from the reports' queue, so that `send` returns
+                    // after the last report ran (when that queue is serial).
+                    let queue = progress.map { $0.queue ?? core.configuration.callbackQueue }
                     execution = try makeExecution(
-                        endpoint, resolver: nil, handler: (nil, { continuation.resume(with: $0) }), progress: progress)
+                        endpoint, resolver: nil, handler: (queue, { continuation.resume(with: $0) }), progress: progress)
                 } catch {
                     continuation.resume(throwing: error)
                     return

@@ -32,6 +32,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let resolver: Resolver<Response>?
     let handler: Handler?
     /// Forwards the transport's progress reports to the caller's handler; `nil` when none was given.
+    /// The shared ``context`` carries no reporter: each attempt gets its own (see `context(forAttempt:)`).
     let progress: ProgressRelay?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
@@ -60,18 +61,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.retryPolicy = endpoint.retryPolicy
         self.requiresAuthentication = endpoint.requiresAuthentication
         self.bypassesPause = !endpoint.requiresAuthentication
-        var relay: ProgressRelay?
-        var report: (@Sendable (TransferProgress) -> Void)?
-        if let progress {
-            let forwarding = ProgressRelay(progress, defaultQueue: core.configuration.callbackQueue)
-            relay = forwarding
-            report = { forwarding.forward($0) }
-        }
-        self.progress = relay
+        self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
         self.context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
-            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
-            progress: report)
+            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize)
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver
@@ -90,6 +83,17 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     @inline(never)
     private func deliverAbandonment() {
         deliver(.failure(.transport(underlying: PromiseError.resolverReleased)))
+    }
+
+    /// The context for attempt `attempt`: the shared one, or, when the caller asked for
+    /// progress, a copy whose reports are tagged with the attempt (late reports of an abandoned
+    /// attempt are then dropped).
+    private func context(forAttempt attempt: Int) -> TransportContext {
+        guard let progress else { return context }
+        return TransportContext(
+            method: context.method, endpointPath: context.endpointPath, sampleData: context.sampleData,
+            scheduler: context.scheduler, maximumResponseSize: context.maximumResponseSize,
+            progress: progress.reporter(forAttempt: attempt))
     }
 
     // MARK: Enqueue
@@ -113,6 +117,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             return state.attempt
         }
         guard let attempt else { return }
+        progress?.begin(attempt: attempt)
         let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
             deadlineFired(attempt: attempt)
         }
@@ -183,7 +188,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
 
-        let task = core.transport.send(sent, context: context) { [self] result in
+        let task = core.transport.send(sent, context: context(forAttempt: attempt)) { [self] result in
             transportCompleted(result, attempt: attempt, request: sent, sentOnCallersThread: onCallersThread)
         }
 

@@ -9,8 +9,14 @@ import Dispatch
 /// ```swift
 /// client.request(UploadPhoto(data: jpeg), progress: ProgressHandler(queue: .main) { progress in
 ///     bar.value = progress.sendFraction ?? 0
-/// })
+/// }).done(on: .main) { _ in
+///     bar.isHidden = true
+/// }
 /// ```
+///
+/// A response sent compressed (`Content-Encoding: gzip`) has no known total: its
+/// `Content-Length` counts compressed bytes, while ``bytesReceived`` counts the bytes as
+/// delivered, after decompression.
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// Bytes of the request body sent so far.
     public var bytesSent: Int64
@@ -69,16 +75,19 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 
 /// Where and how a request reports its ``TransferProgress``.
 ///
-/// Reports arrive on `queue` while the request runs, in order, and each one is queued before
-/// the request settles: on a serial queue that also runs the request's completion handler or
-/// promise handler (the usual `.main`), every report runs before that handler. A request that
-/// is retried reports from zero again for each attempt. Reports are not guaranteed for every
-/// byte: a transport reports as often as its engine tells it (`URLSessionTransport`: every
-/// chunk URLSession hands over; a stub: once, when it answers).
+/// Reports arrive on `queue` while the request runs, in order, and are queued before the request
+/// settles: on a serial queue that also runs the request's completion handler or promise handler
+/// (the usual `.main`), every report runs before that handler, and `send(_:progress:)` returns
+/// only after them. A request that is retried (or replayed after a credential refresh) reports
+/// from zero again for each attempt; an abandoned attempt's late reports are dropped. Reports
+/// are not guaranteed for every byte: a transport reports as often as its engine tells it
+/// (`URLSessionTransport`: every chunk URLSession hands over; a stub: once, when it answers),
+/// and when reports come faster than `queue` runs them, only the newest waiting one runs.
 ///
 /// ```swift
-/// let progress = ProgressHandler(queue: .main) { print($0.receiveFraction ?? 0) }
+/// let progress = ProgressHandler(queue: .main) { bar.value = $0.receiveFraction ?? 0 }
 /// let file = try await client.send(DownloadReport(), progress: progress)
+/// bar.isHidden = true   // after every report
 /// ```
 public struct ProgressHandler: Sendable {
     /// The queue reports run on; `nil`: the client's ``NetworkClient/Configuration/callbackQueue``.
@@ -97,30 +106,65 @@ public struct ProgressHandler: Sendable {
     }
 }
 
-/// Forwards a request's progress from its transport to the caller's ``ProgressHandler`` until
-/// the request settles; reports after that are dropped.
+/// Forwards a request's progress from its transport to the caller's ``ProgressHandler``: only
+/// the current attempt's reports, only until the request settles, and coalesced (a report that
+/// has not run yet is replaced by a newer one instead of queuing another block, so a fast
+/// download does not flood a queue that other requests' handlers share).
 final class ProgressRelay: Sendable {
-    private let queue: DispatchQueue
+    private struct State: Sendable {
+        var attempt = 0
+        var isFinished = false
+        /// The newest report not yet handed to the handler; a block that will hand it over is
+        /// queued whenever this is set.
+        var pending: TransferProgress?
+    }
+
+    let queue: DispatchQueue
     private let report: @Sendable (TransferProgress) -> Void
-    private let isFinished = Protected(false)
+    private let state = Protected(State())
 
     init(_ handler: ProgressHandler, defaultQueue: DispatchQueue) {
         queue = handler.queue ?? defaultQueue
         report = handler.report
     }
 
-    /// Queues `progress` for the handler, unless the request has settled.
-    func forward(_ progress: TransferProgress) {
-        // Checked and queued under the lock, so no report is queued after `finish` returned.
-        isFinished.withLock { finished in
-            guard !finished else { return }
-            let report = self.report
-            queue.async { report(progress) }
+    /// Attempt `attempt` starts: later reports of earlier attempts are dropped, and one of
+    /// theirs not yet handed over is discarded.
+    func begin(attempt: Int) {
+        state.withLock { state in
+            state.attempt = attempt
+            state.pending = nil
         }
     }
 
-    /// Called when the request settles, before its outcome is delivered.
+    /// The closure a transport reports attempt `attempt`'s progress to.
+    func reporter(forAttempt attempt: Int) -> @Sendable (TransferProgress) -> Void {
+        { [self] progress in forward(progress, attempt: attempt) }
+    }
+
+    /// Queues `progress` for the handler, unless its attempt is over or the request settled.
+    func forward(_ progress: TransferProgress, attempt: Int) {
+        let schedule = state.withLock { state -> Bool in
+            guard !state.isFinished, state.attempt == attempt else { return false }
+            defer { state.pending = progress }
+            return state.pending == nil
+        }
+        if schedule { queue.async { [self] in handOver() } }
+    }
+
+    /// Runs on `queue`: gives the handler the newest report.
+    private func handOver() {
+        if let progress = state.withLock({ state -> TransferProgress? in
+            defer { state.pending = nil }
+            return state.pending
+        }) {
+            report(progress)
+        }
+    }
+
+    /// Called when the request settles, before its outcome is delivered: no report is accepted
+    /// after this. One already accepted is still handed over (its block is already queued).
     func finish() {
-        isFinished.withLock { $0 = true }
+        state.withLock { $0.isFinished = true }
     }
 }

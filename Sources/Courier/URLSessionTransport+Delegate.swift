@@ -85,9 +85,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             entry.url = response.url
             let expected = response.expectedContentLength
             if entry.progress != nil {
-                entry.transfer.totalBytesToReceive = expected >= 0 ? expected : nil
-                // The response began, so the body was sent, whatever the last upload report said.
-                if let total = entry.transfer.totalBytesToSend { entry.transfer.bytesSent = total }
+                // A compressed body's Content-Length counts compressed bytes, but the chunks
+                // arrive decompressed: no total then, rather than a wrong one.
+                let encoding = headers.first { $0.key.lowercased() == "content-encoding" }?.value.lowercased()
+                let compressed = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
+                entry.transfer.totalBytesToReceive = expected >= 0 && !compressed ? expected : nil
             }
             if expected > Int64(entry.maximumSize) {
                 entry.failure = entry.failure ?? NetworkError.responseTooLarge(limit: entry.maximumSize)

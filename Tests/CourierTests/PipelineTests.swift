@@ -354,6 +354,7 @@ final class PipelineTests: XCTestCase {
         let rejection = error(of: missing.request(Delete()))
         XCTAssertEqual(rejection?.shortName, "clientError(404)")
         XCTAssertEqual(rejection?.metadata?.message, "no such user")
+        XCTAssertEqual(String(decoding: try JSONEncoder().encode(EmptyResponse()), as: UTF8.self), "{}")
     }
 
     func test_givenUndecodableBody_whenDecoded_thenDecodingFailedCarriesTheResponse() throws {

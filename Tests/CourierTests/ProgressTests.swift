@@ -32,18 +32,27 @@ final class ProgressTests: XCTestCase {
         }
     }
 
+    private struct RetriedUpload: Endpoint {
+        var retryPolicy: RetryPolicy?
+        var path: String { "uploads" }
+        var method: HTTPMethod { .put }
+        var body: RequestBody { .data(Data(count: 100), contentType: "application/octet-stream") }
+    }
+
     private func baseURL() throws -> URL { try XCTUnwrap(URL(string: "https://api.example.test")) }
 
     func test_givenACompletionHandlerAndProgress_whenAStubAnswers_thenOneFullReportRunsBeforeTheCompletion() throws {
         let callbacks = DispatchQueue(label: "progress.callbacks")
+        let onCallbacks = DispatchSpecificKey<Bool>()
+        callbacks.setSpecific(key: onCallbacks, value: true)
         var configuration = NetworkClient.Configuration(baseURL: try baseURL())
         configuration.callbackQueue = callbacks
         let client = NetworkClient.stubbing().body(json: #"{"id":7}"#).makeClient(configuration: configuration)
         let events = Recorder()
         let finished = expectation(description: "completion")
         client.request(Upload(), progress: ProgressHandler { progress in
-            dispatchPrecondition(condition: .onQueue(callbacks))
-            events.record("progress \(progress)")
+            let where_ = DispatchQueue.getSpecific(key: onCallbacks) == true ? "" : " (off the callback queue)"
+            events.record("progress \(progress)\(where_)")
         }) { result in
             events.record((try? result.get()["id"].int).map { "completion \($0)" } ?? "completion failed")
             finished.fulfill()
@@ -82,6 +91,69 @@ final class ProgressTests: XCTestCase {
 
         queue.sync {}
         XCTAssertEqual(reports.withLock { $0 }, Array(repeating: transport.early, count: 3))
+    }
+
+    /// A retried request reports from zero for its new attempt; what the first attempt's
+    /// transport reports after that attempt ended never reaches the handler.
+    func test_givenARetriedRequest_whenTheFirstAttemptReportsLate_thenOnlyTheCurrentAttemptsReportsArrive() throws {
+        let transport = RecordingTransport(.manual)
+        let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
+        let queue = DispatchQueue(label: "progress.reports")
+        let reports = Protected<[Int64]>([])
+        let retry = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0)
+        let endpoint = RetriedUpload(retryPolicy: retry)
+        let promise = client.request(endpoint, progress: ProgressHandler(queue: queue) { progress in
+            reports.withLock { $0.append(progress.bytesSent) }
+        })
+        XCTAssertTrue(transport.waitForSends(1))
+        let first = try XCTUnwrap(transport.contexts.first?.progress)
+        first(TransferProgress(bytesSent: 10, totalBytesToSend: 100))
+        queue.sync {}
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 503)))
+        XCTAssertTrue(transport.waitForSends(2))
+        let second = try XCTUnwrap(transport.contexts.last?.progress)
+        first(TransferProgress(bytesSent: 90, totalBytesToSend: 100))  // late, from the abandoned attempt
+        queue.sync {}
+        second(TransferProgress(bytesSent: 5, totalBytesToSend: 100))
+        queue.sync {}
+        transport.complete(1, with: .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8))))
+        _ = try promise.wait(within: 10)
+        queue.sync {}
+        XCTAssertEqual(reports.withLock { $0 }, [10, 5])
+    }
+
+    /// `send(_:progress:)` returns only after its reports ran on a serial handler queue.
+    func test_givenSendWithProgress_whenItReturns_thenEveryReportHasRun() async throws {
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        let queue = DispatchQueue(label: "progress.send")
+        let reports = Protected<Int>(0)
+        for _ in 0..<20 {
+            _ = try await client.send(Upload(), progress: ProgressHandler(queue: queue) { _ in
+                reports.withLock { $0 += 1 }
+            })
+        }
+        XCTAssertEqual(reports.withLock { $0 }, 20)
+    }
+
+    /// Reports that come faster than the handler's queue runs them are coalesced: the handler
+    /// sees fewer reports, in order, ending with the newest.
+    func test_givenABurstOfReportsWhileTheQueueIsBusy_thenOnlyTheNewestWaitingOneRuns() throws {
+        let transport = RecordingTransport(.manual)
+        let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
+        let queue = DispatchQueue(label: "progress.burst")
+        let reports = Protected<[Int64]>([])
+        let promise = client.request(Upload(), progress: ProgressHandler(queue: queue) { progress in
+            reports.withLock { $0.append(progress.bytesReceived) }
+        })
+        XCTAssertTrue(transport.waitForSends(1))
+        let report = try XCTUnwrap(transport.contexts.first?.progress)
+        queue.suspend()
+        for received in 1...1_000 { report(TransferProgress(bytesReceived: Int64(received))) }
+        queue.resume()
+        queue.sync {}
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8))))
+        _ = try promise.wait(within: 10)
+        XCTAssertEqual(reports.withLock { $0 }, [1_000])
     }
 
     func test_givenNoProgressHandler_thenTheTransportIsAskedForNoReports() throws {

@@ -44,7 +44,8 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
                 let sent = Int64(request.httpBody?.count ?? 0)
                 let received = Int64(response.body.count)
                 progress(TransferProgress(
-                    bytesSent: sent, totalBytesToSend: sent, bytesReceived: received, totalBytesToReceive: received))
+                    bytesSent: sent, totalBytesToSend: request.httpBodyStream == nil ? sent : nil,
+                    bytesReceived: received, totalBytesToReceive: received))
             }
             completion(outcome)
         }
