@@ -58,7 +58,7 @@ public enum CurlCommand {
             lines.append("-H " + quote(Redaction.scrub("\(name): \(headers[name] ?? "")")))
         }
         if let body {
-            let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
+            let contentType = headers.headerValue("Content-Type")
             lines.append("--data-raw " + quote(printable(body, contentType: contentType)))
         }
         return Redaction.scrub(lines.joined(separator: " \\\n  "))

@@ -39,9 +39,7 @@ public struct HTTPResponse: Sendable, Equatable {
     ///
     /// - Parameter name: the header field name.
     public func header(_ name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        let wanted = name.lowercased()
-        return headers.first { $0.key.lowercased() == wanted }?.value
+        headers.headerValue(name)
     }
 
     /// `true` for a 2xx status.
@@ -110,5 +108,15 @@ extension HTTPResponse: CustomReflectable {
             "body": "\(body.count) bytes",
             "url": url.map(Redaction.redact) as Any,
         ], displayStyle: .struct)
+    }
+}
+
+extension [String: String] {
+    /// The value of the header field `name` in a header dictionary, compared case-insensitively
+    /// (an exact match first); `nil` when absent.
+    func headerValue(_ name: String) -> String? {
+        if let exact = self[name] { return exact }
+        let wanted = name.lowercased()
+        return first { $0.key.lowercased() == wanted }?.value
     }
 }

@@ -26,7 +26,7 @@ public struct TransportContext: Sendable {
     /// ```swift
     /// context.progress?(TransferProgress(bytesSent: sent, totalBytesToSend: total))
     /// ```
-    public let progress: (@Sendable (TransferProgress) -> Void)?
+    public internal(set) var progress: (@Sendable (TransferProgress) -> Void)?
 
     /// Creates a context.
     ///

@@ -90,10 +90,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// attempt are then dropped).
     private func context(forAttempt attempt: Int) -> TransportContext {
         guard let progress else { return context }
-        return TransportContext(
-            method: context.method, endpointPath: context.endpointPath, sampleData: context.sampleData,
-            scheduler: context.scheduler, maximumResponseSize: context.maximumResponseSize,
-            progress: progress.reporter(forAttempt: attempt))
+        var tagged = context
+        tagged.progress = progress.reporter(forAttempt: attempt)
+        return tagged
     }
 
     // MARK: Enqueue

@@ -143,7 +143,7 @@ final class ProgressRelay: Sendable {
     }
 
     /// Queues `progress` for the handler, unless its attempt is over or the request settled.
-    func forward(_ progress: TransferProgress, attempt: Int) {
+    private func forward(_ progress: TransferProgress, attempt: Int) {
         let schedule = state.withLock { state -> Bool in
             guard !state.isFinished, state.attempt == attempt else { return false }
             defer { state.pending = progress }

@@ -87,7 +87,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             if entry.progress != nil {
                 // A compressed body's Content-Length counts compressed bytes, but the chunks
                 // arrive decompressed: no total then, rather than a wrong one.
-                let encoding = headers.first { $0.key.lowercased() == "content-encoding" }?.value.lowercased()
+                let encoding = headers.headerValue("Content-Encoding")?.lowercased()
                 let compressed = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
                 entry.transfer.totalBytesToReceive = expected >= 0 && !compressed ? expected : nil
             }

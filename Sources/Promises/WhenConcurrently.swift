@@ -49,15 +49,13 @@ public func when<Element: Sendable, T: Sendable>(
     return result
 }
 
-/// The state of one ``when(fulfilled:concurrently:on:_:)``: which element starts next, the
-/// values collected so far and the promises pending.
-// @unchecked: the mutable state lives in `state`, read and written only under its lock; every
-// other stored property is a constant of a `Sendable` type.
+/// The state of one ``when(fulfilled:concurrently:on:_:)``: which element starts next and the
+/// promises pending; the values collected so far are in a `WhenCollector`, as for `when(fulfilled:)`.
+// @unchecked: the mutable state lives in `state`, read and written only under its lock, and in
+// `values`, which has its own; every other stored property is a constant of a `Sendable` type.
 final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
     struct State: Sendable {
         var next = 0
-        var values: [T?]
-        var remaining: Int
         var pending: [Int: Promise<T>] = [:]
         var isOver = false
     }
@@ -66,7 +64,8 @@ final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
     let queue: DispatchQueue
     let body: @Sendable (Element) throws -> Promise<T>
     let result: Promise<[T]>
-    let state: Locked<State>
+    let values: WhenCollector<T>
+    let state = Locked(State())
 
     init(
         _ elements: [Element], queue: DispatchQueue,
@@ -76,7 +75,7 @@ final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
         self.queue = queue
         self.body = body
         self.result = result
-        state = Locked(State(values: Array(repeating: nil, count: elements.count), remaining: elements.count))
+        values = WhenCollector(count: elements.count)
     }
 
     /// Runs on `queue`: starts the next element, unless none is left or the whole is over.
@@ -108,22 +107,16 @@ final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
 
     /// Called on the settling thread when element `index`'s promise settles.
     func finish(_ index: Int, _ outcome: Result<T, any Error>) {
-        guard case .success(let value) = outcome else {
-            if case .failure(let error) = outcome { stop(with: error) }
-            return
-        }
-        let all = state.withLock { state -> [T]? in
-            state.pending[index] = nil
-            state.values[index] = value
-            state.remaining -= 1
-            guard state.remaining == 0 else { return nil }
-            state.isOver = true
-            return state.values.compactMap { $0 }
-        }
-        if let all {
-            result._resolve(.success(all))
-        } else {
-            queue.async { [self] in startNext() }
+        switch outcome {
+        case .failure(let error):
+            stop(with: error)
+        case .success(let value):
+            state.withLock { $0.pending[index] = nil }
+            if let all = values.store(value, at: index) {
+                result._resolve(.success(all))  // every element done: nothing left to start
+            } else {
+                queue.async { [self] in startNext() }
+            }
         }
     }
 
