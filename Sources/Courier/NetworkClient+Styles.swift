@@ -11,6 +11,8 @@ extension NetworkClient {
     /// - `E.Response == JSON`: the body parsed as JSON (an empty body gives ``JSON/null``).
     /// - `E.Response == HTTPResponse`: the response itself, not decoded.
     /// - `E.Response == EmptyResponse`: `EmptyResponse()`; the body is not read.
+    /// - `E.Response == DecodedResponse<Value>`: the value decoded by these same rules, with the
+    ///   response it came from (see ``Endpoint/withHTTPResponse()``).
     /// - Otherwise: decoded with ``Configuration/decoder``.
     ///
     /// Cancelling the returned promise (or any promise chained from it) cancels the request
@@ -197,8 +199,8 @@ extension NetworkClient {
 
     /// The execution of `endpoint`, delivering to `resolver` or `handler` (exactly one is set):
     /// the one pipeline behind every style. It decodes as ``request(_:)`` documents: the
-    /// response itself for `HTTPResponse`, nothing for `EmptyResponse`, parsed `JSON`, or
-    /// ``Configuration/decoder``.
+    /// response itself for `HTTPResponse`, nothing for `EmptyResponse`, parsed `JSON`, a
+    /// `DecodedResponse` built by its own rules (see `ResponseBody`), or ``Configuration/decoder``.
     /// Throws when the request cannot be built.
     private func makeExecution<E: Endpoint>(
         _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?,
@@ -208,40 +210,29 @@ extension NetworkClient {
         // they would be re-abstracted at run time, with a metadata lookup per request.
         if E.Response.self == HTTPResponse.self {
             return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
-                guard let raw = response as? E.Response else {
-                    return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-                }
-                return .success(raw)
+                ResponseBody.cast(response, response)
             }
         }
         if E.Response.self == EmptyResponse.self {
             return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
-                guard let empty = EmptyResponse() as? E.Response else {
-                    return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-                }
-                return .success(empty)
+                ResponseBody.cast(EmptyResponse(), response)
             }
         }
         if E.Response.self == JSON.self {
             return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
-                do {
-                    let json = response.body.isEmpty ? JSON.null : try JSON(data: response.body)
-                    guard let value = json as? E.Response else {
-                        return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-                    }
-                    return .success(value)
-                } catch {
-                    return .failure(.decodingFailed(underlying: error, response: response))
-                }
+                ResponseBody.json(response).flatMap { ResponseBody.cast($0, response) }
             }
         }
         let decoder = core.configuration.decoder
-        return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
-            do {
-                return .success(try decoder.decode(E.Response.self, from: response.body))
-            } catch {
-                return .failure(.decodingFailed(underlying: error, response: response))
+        if let envelope = E.Response.self as? any ResponseEnvelope.Type {
+            return try buildExecution(
+                endpoint, resolver: resolver, handler: handler, needsDecoding: envelope.decodesBody, progress: progress
+            ) { response in
+                envelope.make(from: response, decoder: decoder).flatMap { ResponseBody.cast($0, response) }
             }
+        }
+        return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
+            ResponseBody.typed(E.Response.self, response, decoder)
         }
     }
 

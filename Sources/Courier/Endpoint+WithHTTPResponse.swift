@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Endpoint {
+    /// This endpoint, answering with its decoded `Response` *and* the HTTP response it came
+    /// from, for the one call that needs a header or the exact status.
+    ///
+    /// Everything else is this endpoint's own: path, method, query, headers, body, timeout,
+    /// retry policy, authentication and sample data, so stubs, plugins and the authenticator
+    /// see the same request.
+    ///
+    /// ```swift
+    /// let page = try await client.send(ListUsers(page: 2).withHTTPResponse())
+    /// let users = page.value                        // [User]
+    /// let next = page.header("Link")                // the pagination header
+    /// ```
+    ///
+    /// - Returns: An endpoint whose `Response` is ``DecodedResponse``.
+    public func withHTTPResponse() -> WithHTTPResponse<Self> {
+        WithHTTPResponse(self)
+    }
+}
+
+/// An endpoint that answers with its base endpoint's decoded response and the HTTP response
+/// together; see ``Endpoint/withHTTPResponse()``.
+public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
+    /// The base endpoint's decoded `Response`, with the response it came from.
+    public typealias Response = DecodedResponse<Base.Response>
+
+    /// The endpoint every property comes from.
+    public let base: Base
+
+    /// Wraps `base`; the same as `base.withHTTPResponse()`.
+    ///
+    /// - Parameter base: The endpoint to send.
+    public init(_ base: Base) {
+        self.base = base
+    }
+
+    /// The base endpoint's path.
+    public var path: String { base.path }
+    /// The base endpoint's method.
+    public var method: HTTPMethod { base.method }
+    /// The base endpoint's query items.
+    public var query: [URLQueryItem] { base.query }
+    /// The base endpoint's headers.
+    public var headers: [String: String] { base.headers }
+    /// The base endpoint's body.
+    public var body: RequestBody { base.body }
+    /// The base endpoint's timeout.
+    public var timeout: TimeInterval? { base.timeout }
+    /// The base endpoint's retry policy.
+    public var retryPolicy: RetryPolicy? { base.retryPolicy }
+    /// Whether the base endpoint is authenticated.
+    public var requiresAuthentication: Bool { base.requiresAuthentication }
+    /// The base endpoint's sample data.
+    public var sampleData: Data { base.sampleData }
+}
