@@ -74,17 +74,20 @@ protocol ResponseEnvelope {
     /// itself or ``EmptyResponse``): a decode may then run wherever the response arrives.
     static var decodesBody: Bool { get }
 
-    /// Builds the envelope from `response`, decoding its body with `decoder` where the wrapped
-    /// type needs it.
-    static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<any Sendable, NetworkError>
+    /// Builds the envelope from a response, decoding its body with the decoder where the
+    /// wrapped type needs it. (A closure rather than a method: the pipeline keeps it, and a
+    /// metatype is not `Sendable`.)
+    static var make: @Sendable (HTTPResponse, JSONDecoder) -> Result<any Sendable, NetworkError> { get }
 }
 
 extension DecodedResponse: ResponseEnvelope {
     static var decodesBody: Bool { ResponseBody.needsDecoding(Value.self) }
 
-    static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<any Sendable, NetworkError> {
-        ResponseBody.decode(Value.self, from: response, decoder: decoder).map {
-            DecodedResponse(value: $0, response: response)
+    static var make: @Sendable (HTTPResponse, JSONDecoder) -> Result<any Sendable, NetworkError> {
+        { response, decoder in
+            ResponseBody.decode(Value.self, from: response, decoder: decoder).map {
+                DecodedResponse(value: $0, response: response)
+            }
         }
     }
 }
@@ -108,7 +111,7 @@ enum ResponseBody {
         if Value.self == EmptyResponse.self { return cast(EmptyResponse(), response) }
         if Value.self == JSON.self { return json(response).flatMap { cast($0, response) } }
         if let envelope = Value.self as? any ResponseEnvelope.Type {
-            return envelope.make(from: response, decoder: decoder).flatMap { cast($0, response) }
+            return envelope.make(response, decoder).flatMap { cast($0, response) }
         }
         return typed(Value.self, response, decoder)
     }

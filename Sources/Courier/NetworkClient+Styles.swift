@@ -64,7 +64,10 @@ extension NetworkClient {
             resolver.reject(error)
             return promise
         }
-        resolver.onCancel { execution.cancel() }
+        // Weak, as in the other styles: while the request is pending, whatever produces its next
+        // event (gate, transport, deadline, retry timer) holds it; if all of them let go, its
+        // `deinit` must run to reject the promise instead of leaving it pending for ever.
+        resolver.onCancel { [weak execution] in execution?.cancel() }
         execution.start()
         return promise
     }
@@ -225,10 +228,11 @@ extension NetworkClient {
         }
         let decoder = core.configuration.decoder
         if let envelope = E.Response.self as? any ResponseEnvelope.Type {
+            let make = envelope.make
             return try buildExecution(
                 endpoint, resolver: resolver, handler: handler, needsDecoding: envelope.decodesBody, progress: progress
             ) { response in
-                envelope.make(from: response, decoder: decoder).flatMap { ResponseBody.cast($0, response) }
+                make(response, decoder).flatMap { ResponseBody.cast($0, response) }
             }
         }
         return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in

@@ -187,30 +187,39 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         for plugin in plugins { plugin.willSend(outgoing) }
         let sent = outgoing
 
+        // The generation travels with the completion: an answer that arrives inside `send`
+        // is evaluated before the block below could record it.
         let task = core.transport.send(sent, context: context(forAttempt: attempt)) { [self] result in
-            transportCompleted(result, attempt: attempt, request: sent, sentOnCallersThread: onCallersThread)
+            transportCompleted(
+                result, attempt: attempt, request: sent, generation: generation, sentOnCallersThread: onCallersThread)
         }
 
-        let timedOut = state.withLock { state -> Bool? in
-            guard state.attempt == attempt, case .preparing = state.phase else { return nil }
+        let next = state.withLock { state -> RequestAfterSend in
+            guard state.attempt == attempt, case .preparing = state.phase else {
+                return state.cancelledWhilePreparing ? .cancelledWhilePreparing : .settled
+            }
             if state.deadlinePassedWhilePreparing {
                 state.phase = .evaluating
                 state.deadline = nil
-                return true
+                return .timedOut
             }
             state.phase = .sending(task)
             state.sentRequest = sent
-            state.authenticationGeneration = generation
-            return false
+            return .sending
         }
-        switch timedOut {
-        case false?:
+        switch next {
+        case .sending:
             break
-        case true?:
+        case .timedOut:
             task.cancel()
             attemptTimedOut(sent: sent)
-        case nil:
-            // Cancelled, or completed inside `send`: cancelling a finished task does nothing.
+        case .cancelledWhilePreparing:
+            // Cancelled while `send` ran: the request did go out, so the plugins that saw
+            // `willSend` also hear how it ended, as for a cancellation in flight.
+            task.cancel()
+            for plugin in plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
+        case .settled:
+            // Completed inside `send` (or cancelled before it): cancelling a finished task does nothing.
             task.cancel()
         }
     }
@@ -237,8 +246,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// `sentOnCallersThread` tells where `send` was called: an answer that arrives inside `send`
     /// runs there too.
     private func transportCompleted(
-        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, sentOnCallersThread: Bool
+        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, generation: UInt64,
+        sentOnCallersThread: Bool
     ) {
+        var finishedTask = Phase.evaluating  // the transport's task, released after the lock
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
             let duringSend: Bool
@@ -247,10 +258,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             case .sending: duringSend = false
             default: return nil
             }
-            state.phase = .evaluating
+            swap(&finishedTask, &state.phase)
+            state.authenticationGeneration = generation
             defer { state.deadline = nil }
             return (state.deadline, duringSend)
         }
+        withExtendedLifetime(finishedTask) {}
         guard let accepted else { return }  // late: the request timed out or was cancelled
         accepted.deadline?.cancel()
         evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
@@ -313,6 +326,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
             guard !state.phase.isFinished else { return nil }
             let previous = state.phase
+            if case .preparing = previous { state.cancelledWhilePreparing = true }
             state.phase = .finished
             defer { state.deadline = nil }
             return (previous, state.deadline, state.sentRequest)
@@ -371,6 +385,18 @@ enum RequestStopBeforeSending {
 }
 
 /// What a deadline does once it fired.
+/// What happens once the transport's `send` returned.
+enum RequestAfterSend {
+    /// In flight: the transport's task is recorded for cancellation.
+    case sending
+    /// The deadline passed while the attempt was prepared.
+    case timedOut
+    /// Cancelled while the attempt was prepared; the request went out anyway.
+    case cancelledWhilePreparing
+    /// Settled already (answered inside `send`), or cancelled before `send`.
+    case settled
+}
+
 enum RequestDeadlineAction {
     case withdraw(UInt64)
     case cancel(any TransportTask, URLRequest?)
@@ -390,4 +416,7 @@ struct RequestState: Sendable {
     var deadlinePassedWhilePreparing = false
     /// The current attempt's request as sent (after credentials and plugins).
     var sentRequest: URLRequest?
+    /// The request was cancelled while its attempt was being prepared: if `send` runs anyway
+    /// (the cancellation came too late to stop it), the plugins hear of the cancellation after it.
+    var cancelledWhilePreparing = false
 }

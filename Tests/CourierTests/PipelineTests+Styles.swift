@@ -183,6 +183,19 @@ final class PipelineStyleTests: XCTestCase {
         withExtendedLifetime(task) {}  // a task kept by the caller does not keep the request waiting
     }
 
+    /// The promise's cancel hook holds the request weakly, as the other styles do: a strong
+    /// hook kept the request alive from its own promise, so it never reached the `deinit` that
+    /// rejects it, and the promise stayed pending for ever.
+    func test_givenATransportThatDropsItsCompletionAndNoDeadline_whenPromiseStyle_thenThePromiseStillRejects() throws {
+        let configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
+        let client = NetworkClient(configuration: configuration, transport: ForgetfulTransport())
+        let promise = client.request(StubJSONEndpoint(path: "x", timeout: .infinity))
+        guard case .transport(let underlying)? = networkError(settle(promise)) else {
+            return XCTFail("got \(String(describing: promise.result))")
+        }
+        XCTAssertEqual(underlying as? PromiseError, .resolverReleased)
+    }
+
     func test_givenATransportThatDropsItsCompletionAndNoDeadline_whenSending_thenTheTaskStillResumes() async throws {
         let configuration = NetworkClient.Configuration(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9")))
         let client = NetworkClient(configuration: configuration, transport: ForgetfulTransport())

@@ -217,6 +217,40 @@ final class PipelineTests: XCTestCase {
         XCTAssertFalse(recorder.events.contains("willSend"), "willSend ran for a request never sent")
     }
 
+    /// A plugin whose `willSend` blocks until the test lets it go, and says when it was entered.
+    final class BlockingWillSend: RequestPlugin, @unchecked Sendable {
+        // @unchecked: only semaphores, which are thread-safe.
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        func willSend(_ request: URLRequest) {
+            entered.signal()
+            _ = proceed.wait(timeout: .now() + 10)
+        }
+    }
+
+    /// Cancelled after the last check before sending (here: while `willSend` runs): the request
+    /// still goes out, is cancelled at once, and the plugins that heard `willSend` hear the
+    /// cancellation too, as for a request cancelled in flight. (They heard nothing before.)
+    func test_givenARequestCancelledDuringWillSend_whenItIsSentAnyway_thenThePluginsHearTheCancellation() throws {
+        let transport = RecordingTransport(.manual)
+        let blocking = BlockingWillSend()
+        let recorder = RecordingPlugin()
+        let client = try makeClient(transport) { $0.plugins = [recorder, blocking] }
+        client.pause()
+        let promise = client.request(Ping())
+        let resumer = DispatchQueue(label: "resumer")
+        resumer.async { client.resume() }
+        XCTAssertEqual(blocking.entered.wait(timeout: .now() + 5), .success, "willSend never ran")
+        promise.cancel()
+        blocking.proceed.signal()
+        resumer.sync {}
+        client.core.gate.queue.sync {}
+        XCTAssertTrue(promise.isCancelled)
+        XCTAssertEqual(transport.sendCount, 1)
+        XCTAssertEqual(transport.cancelledIndices, [0], "the task sent after the cancellation was not cancelled")
+        XCTAssertEqual(recorder.events.filter { !$0.hasPrefix("prepare") }, ["willSend", "didReceive cancelled"])
+    }
+
     /// The deadline passes while a plugin prepares the request: it times out without being sent.
     func test_givenTheDeadlinePassesWhileAPluginPreparesIt_whenThePluginReturns_thenTimedOutAndNeverSent() throws {
         let transport = RecordingTransport.answering(200, body: "{}")

@@ -181,7 +181,10 @@ final class LeakTests: XCTestCase {
                 tracker.track(name, object)
             }
             queue.async { for (index, pair) in pairs.enumerated() { pair.resolver.fulfill(index) } }
-            let ends = [bounded.asVoid(), stopped.asVoid(), raced.asVoid(), cancelledRace.asVoid()]
+            // Every hop on `queue`, which `settle` drains (`asVoid()` would hop to the global
+            // queue, which it does not: the test then failed whenever that queue was slow).
+            let ends = [bounded.map(on: queue) { _ in }, stopped.map(on: queue) { _ in },
+                        raced.map(on: queue) { _ in }, cancelledRace.map(on: queue) { _ in }]
             let end = when(resolved: ends).map(on: queue) { _ in }
             tracker.track("end", end)
             settle(end)

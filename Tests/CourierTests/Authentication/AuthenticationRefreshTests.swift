@@ -140,6 +140,29 @@ final class AuthenticationRefreshTests: XCTestCase {
         XCTAssertEqual(outcomeName(settle(open)), "clientError(401)")
     }
 
+    /// A stub without a delay answers inside the transport's `send`, before `send` returns: the
+    /// refresh generation the request left in must still be recorded. (It was not: a request
+    /// sent after a failed refresh then shared that old failure instead of starting a new refresh,
+    /// and the client never refreshed again.)
+    func test_givenAnAnswerInsideSend_whenARefreshFailedEarlier_thenALaterRequestStartsANewRefresh() {
+        struct RefreshDown: Error {}
+        let server = TokenServer(valid: "token-1")
+        let attempts = SharedValue(0)
+        let auth = TokenAuthenticator(token: "stale") { _ in
+            let attempt = attempts.withLock { count -> Int in count += 1; return count }
+            return attempt == 1 ? Promise(error: RefreshDown()) : .value("token-1")
+        }
+        let client = client(server: server, auth: auth)
+        guard case .authenticationFailed(let underlying)? = networkError(settle(client.request(StubJSONEndpoint(path: "me")))) else {
+            return XCTFail("the first refresh was meant to fail")
+        }
+        XCTAssertTrue(underlying is RefreshDown, "\(underlying)")
+        let later = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(later), "ok", "a request sent after the failed refresh must refresh again")
+        XCTAssertEqual(attempts.withLock { $0 }, 2)
+        XCTAssertEqual(server.tokensSeen, ["Bearer stale", "Bearer stale", "Bearer token-1"])
+    }
+
     func test_givenAReplayedRequestGets401Again_whenHandled_thenItIsNotRefreshedAgain() {
         let server = TokenServer(valid: "never-issued")
         let refreshes = SharedValue(0)
