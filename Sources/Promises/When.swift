@@ -81,23 +81,48 @@ public func when<T>(fulfilled promises: [Promise<T>]) -> Promise<[T]> {
 }
 
 /// Waits for two promises to fulfil; the first rejection rejects and cancels the other.
+///
+/// ```swift
+/// when(fulfilled: client.request(Users.me), client.request(Settings.current)).done { user, settings in … }
+/// ```
 public func when<A, B>(fulfilled a: Promise<A>, _ b: Promise<B>) -> Promise<(A, B)> {
     when(fulfilled: [a._erased(), b._erased()]).map(on: .promises) { values in
-        guard let first = values[0] as? A, let second = values[1] as? B else {
-            throw PromiseError.resolverReleased
-        }
-        return (first, second)
+        (try _element(values, 0), try _element(values, 1))
     }
 }
 
 /// Waits for three promises to fulfil; the first rejection rejects and cancels the others.
 public func when<A, B, C>(fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>) -> Promise<(A, B, C)> {
     when(fulfilled: [a._erased(), b._erased(), c._erased()]).map(on: .promises) { values in
-        guard let first = values[0] as? A, let second = values[1] as? B, let third = values[2] as? C else {
-            throw PromiseError.resolverReleased
-        }
-        return (first, second, third)
+        (try _element(values, 0), try _element(values, 1), try _element(values, 2))
     }
+}
+
+/// Waits for four promises to fulfil; the first rejection rejects and cancels the others.
+public func when<A, B, C, D>(
+    fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>
+) -> Promise<(A, B, C, D)> {
+    when(fulfilled: [a._erased(), b._erased(), c._erased(), d._erased()]).map(on: .promises) { values in
+        (try _element(values, 0), try _element(values, 1), try _element(values, 2), try _element(values, 3))
+    }
+}
+
+/// Waits for five promises to fulfil; the first rejection rejects and cancels the others.
+public func when<A, B, C, D, E>(
+    fulfilled a: Promise<A>, _ b: Promise<B>, _ c: Promise<C>, _ d: Promise<D>, _ e: Promise<E>
+) -> Promise<(A, B, C, D, E)> {
+    when(fulfilled: [a._erased(), b._erased(), c._erased(), d._erased(), e._erased()]).map(on: .promises) { values in
+        (try _element(values, 0), try _element(values, 1), try _element(values, 2), try _element(values, 3),
+         try _element(values, 4))
+    }
+}
+
+/// Element `index` of a tuple-form `when`'s erased values, as the type its promise had. The
+/// types always match (each value came from the promise at that position); a mismatch would be
+/// a bug here, reported as a rejection rather than a trap.
+func _element<T>(_ values: [any Sendable], _ index: Int) throws -> T {
+    guard let value = values[index] as? T else { throw PromiseError.resolverReleased }
+    return value
 }
 
 /// Waits for every promise to settle and gives each result, in order. Never rejects

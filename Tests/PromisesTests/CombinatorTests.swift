@@ -52,6 +52,36 @@ final class CombinatorTests: XCTestCase {
         XCTAssertEqual(triple?.2, true)
     }
 
+    func test_givenWhenFulfilledOfFourAndFive_thenTheyGiveTypedTuplesInOrder() {
+        let four = value(of: when(
+            fulfilled: after(.milliseconds(5)).map { 1 }, Promise.value("b"), Promise<Int?>.value(nil), Promise.value([3.5])))
+        XCTAssertEqual(four?.0, 1)
+        XCTAssertEqual(four?.1, "b")
+        XCTAssertEqual(four?.2, .some(nil))
+        XCTAssertEqual(four?.3, [3.5])
+        let five = value(of: when(
+            fulfilled: Promise.value(1), Promise.value("b"), Promise.value(true), after(.milliseconds(5)).map { 4.0 },
+            Promise.value(["e": 5])))
+        XCTAssertEqual(five?.0, 1)
+        XCTAssertEqual(five?.1, "b")
+        XCTAssertEqual(five?.2, true)
+        XCTAssertEqual(five?.3, 4.0)
+        XCTAssertEqual(five?.4, ["e": 5])
+    }
+
+    func test_givenWhenFulfilledOfFive_whenOneRejects_thenItRejectsAndTheOthersAreCancelled() {
+        let others = (0..<4).map { _ in cancellableProducer(Int.self) }
+        let five = when(
+            fulfilled: others[0].promise, others[1].promise, Promise<String>(error: TestError(5)), others[2].promise,
+            others[3].promise)
+        XCTAssertEqual(error(of: five) as? TestError, TestError(5))
+        XCTAssertEqual(others.map(\.cancelHookRuns.value), [1, 1, 1, 1])
+        let pending = (0..<4).map { _ in cancellableProducer(Int.self) }
+        let four = when(fulfilled: pending[0].promise, pending[1].promise, pending[2].promise, pending[3].promise)
+        four.cancel()
+        XCTAssertEqual(pending.map(\.cancelHookRuns.value), [1, 1, 1, 1])
+    }
+
     func test_givenWhenFulfilledPair_whenOneRejects_thenTheOtherIsCancelled() {
         let other = cancellableProducer(String.self)
         let pair = when(fulfilled: Promise<Int>(error: TestError(2)), other.promise)
