@@ -9,7 +9,8 @@ extension Endpoint {
     ///
     /// Everything else is this endpoint's own: path, method, query, headers, body, timeout,
     /// retry policy, authentication and sample data, so stubs, plugins and the authenticator
-    /// see the same request.
+    /// see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
+    /// one that checks the endpoint's type should look at ``WithHTTPResponse/base`` too.)
     ///
     /// ```swift
     /// let page = try await client.send(ListUsers(page: 2).withHTTPResponse())

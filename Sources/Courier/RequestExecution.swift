@@ -196,7 +196,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
         let next = state.withLock { state -> RequestAfterSend in
             guard state.attempt == attempt, case .preparing = state.phase else {
-                return state.cancelledWhilePreparing ? .cancelledWhilePreparing : .settled
+                return state.cancelledWhilePreparing == attempt ? .cancelledWhilePreparing : .settled
             }
             if state.deadlinePassedWhilePreparing {
                 state.phase = .evaluating
@@ -326,7 +326,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
             guard !state.phase.isFinished else { return nil }
             let previous = state.phase
-            if case .preparing = previous { state.cancelledWhilePreparing = true }
+            if case .preparing = previous { state.cancelledWhilePreparing = state.attempt }
             state.phase = .finished
             defer { state.deadline = nil }
             return (previous, state.deadline, state.sentRequest)
@@ -384,7 +384,6 @@ enum RequestStopBeforeSending {
     case refused(NetworkError, ScheduledWork?)
 }
 
-/// What a deadline does once it fired.
 /// What happens once the transport's `send` returned.
 enum RequestAfterSend {
     /// In flight: the transport's task is recorded for cancellation.
@@ -397,6 +396,7 @@ enum RequestAfterSend {
     case settled
 }
 
+/// What a deadline does once it fired.
 enum RequestDeadlineAction {
     case withdraw(UInt64)
     case cancel(any TransportTask, URLRequest?)
@@ -416,7 +416,9 @@ struct RequestState: Sendable {
     var deadlinePassedWhilePreparing = false
     /// The current attempt's request as sent (after credentials and plugins).
     var sentRequest: URLRequest?
-    /// The request was cancelled while its attempt was being prepared: if `send` runs anyway
-    /// (the cancellation came too late to stop it), the plugins hear of the cancellation after it.
-    var cancelledWhilePreparing = false
+    /// The attempt that was being prepared when the request was cancelled: if its `send` runs
+    /// anyway (the cancellation came too late to stop it), the plugins hear of the cancellation
+    /// after it. Numbered, so that an earlier attempt whose `send` is still returning (it was
+    /// answered inside `send`, and the next attempt began meanwhile) does not take it as its own.
+    var cancelledWhilePreparing: Int?
 }

@@ -140,11 +140,11 @@ final class AuthenticationRefreshTests: XCTestCase {
         XCTAssertEqual(outcomeName(settle(open)), "clientError(401)")
     }
 
-    /// A stub without a delay answers inside the transport's `send`, before `send` returns: the
-    /// refresh generation the request left in must still be recorded. (It was not: a request
-    /// sent after a failed refresh then shared that old failure instead of starting a new refresh,
-    /// and the client never refreshed again.)
-    func test_givenAnAnswerInsideSend_whenARefreshFailedEarlier_thenALaterRequestStartsANewRefresh() {
+    /// A transport that answers inside its own `send` (before `send` returns: a custom transport
+    /// may, and this test's does every time): the refresh generation the request left in must
+    /// still be recorded. (It was not: a request sent after a failed refresh then shared that old
+    /// failure instead of starting a new refresh, and the client never refreshed again.)
+    func test_givenAnAnswerInsideSend_whenARefreshFailedEarlier_thenALaterRequestStartsANewRefresh() throws {
         struct RefreshDown: Error {}
         let server = TokenServer(valid: "token-1")
         let attempts = SharedValue(0)
@@ -152,7 +152,14 @@ final class AuthenticationRefreshTests: XCTestCase {
             let attempt = attempts.withLock { count -> Int in count += 1; return count }
             return attempt == 1 ? Promise(error: RefreshDown()) : .value("token-1")
         }
-        let client = client(server: server, auth: auth)
+        let transport = RecordingTransport(.immediate { request in
+            let stub = server.respond(request)
+            return .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: stub.body, url: request.url))
+        })
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        let client = NetworkClient(configuration: configuration, transport: transport)
         guard case .authenticationFailed(let underlying)? = networkError(settle(client.request(StubJSONEndpoint(path: "me")))) else {
             return XCTFail("the first refresh was meant to fail")
         }
