@@ -59,11 +59,7 @@ extension DecodedResponse: Decodable {
     /// - Parameter decoder: Unused.
     /// - Throws: `DecodingError.typeMismatch`.
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.typeMismatch(
-            DecodedResponse.self,
-            DecodingError.Context(
-                codingPath: decoder.codingPath,
-                debugDescription: "DecodedResponse is built from the whole response and cannot be decoded from a body"))
+        throw DecodingError.notDecodedFromBody(DecodedResponse.self, decoder, "is built from the whole response")
     }
 }
 

@@ -18,10 +18,16 @@ extension HTTPResponse: Decodable {
     /// - Parameter decoder: Unused.
     /// - Throws: `DecodingError.typeMismatch`.
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.typeMismatch(
-            HTTPResponse.self,
-            DecodingError.Context(
-                codingPath: decoder.codingPath,
-                debugDescription: "HTTPResponse is delivered as received and cannot be decoded from a body"))
+        throw DecodingError.notDecodedFromBody(HTTPResponse.self, decoder, "is delivered as received")
+    }
+}
+
+extension DecodingError {
+    /// The error of a `Response` type that ``NetworkClient`` builds from the whole response and
+    /// that a body therefore cannot decode (``HTTPResponse``, ``DecodedResponse``).
+    static func notDecodedFromBody(_ type: Any.Type, _ decoder: any Decoder, _ why: String) -> DecodingError {
+        .typeMismatch(type, Context(
+            codingPath: decoder.codingPath,
+            debugDescription: "\(type) \(why) and cannot be decoded from a body"))
     }
 }

@@ -184,22 +184,36 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(recorder.events.filter { $0.hasPrefix("willSend") || $0.hasPrefix("didReceive") }, [])
     }
 
-    /// A plugin whose `prepare` blocks until the test lets it go, and says when it was entered.
-    final class BlockingPrepare: RequestPlugin, @unchecked Sendable {
-        // @unchecked: only semaphores, which are thread-safe.
+    /// A plugin that blocks in one of its hooks until the test lets it go, and says when it was entered.
+    final class BlockingPlugin: RequestPlugin, @unchecked Sendable {
+        // @unchecked: a constant and semaphores, which are thread-safe.
+        enum Hook { case prepare, willSend }
+        let hook: Hook
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+
+        init(in hook: Hook) { self.hook = hook }
+
+        private func block(in current: Hook) {
+            guard current == hook else { return }
             entered.signal()
             _ = proceed.wait(timeout: .now() + 10)
+        }
+
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            block(in: .prepare)
             return request
+        }
+
+        func willSend(_ request: URLRequest) {
+            block(in: .willSend)
         }
     }
 
     /// Cancelled while a plugin prepares it: the request is not sent afterwards.
     func test_givenARequestCancelledWhileAPluginPreparesIt_whenThePluginReturns_thenItIsNeverSent() throws {
         let transport = RecordingTransport.answering(200, body: "{}")
-        let blocking = BlockingPrepare()
+        let blocking = BlockingPlugin(in: .prepare)
         let recorder = RecordingPlugin()
         let client = try makeClient(transport) { $0.plugins = [blocking, recorder] }
         client.pause()
@@ -217,23 +231,12 @@ final class PipelineTests: XCTestCase {
         XCTAssertFalse(recorder.events.contains("willSend"), "willSend ran for a request never sent")
     }
 
-    /// A plugin whose `willSend` blocks until the test lets it go, and says when it was entered.
-    final class BlockingWillSend: RequestPlugin, @unchecked Sendable {
-        // @unchecked: only semaphores, which are thread-safe.
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        func willSend(_ request: URLRequest) {
-            entered.signal()
-            _ = proceed.wait(timeout: .now() + 10)
-        }
-    }
-
     /// Cancelled after the last check before sending (here: while `willSend` runs): the request
     /// still goes out, is cancelled at once, and the plugins that heard `willSend` hear the
     /// cancellation too, as for a request cancelled in flight. (They heard nothing before.)
     func test_givenARequestCancelledDuringWillSend_whenItIsSentAnyway_thenThePluginsHearTheCancellation() throws {
         let transport = RecordingTransport(.manual)
-        let blocking = BlockingWillSend()
+        let blocking = BlockingPlugin(in: .willSend)
         let recorder = RecordingPlugin()
         let client = try makeClient(transport) { $0.plugins = [recorder, blocking] }
         client.pause()
@@ -255,7 +258,7 @@ final class PipelineTests: XCTestCase {
     func test_givenTheDeadlinePassesWhileAPluginPreparesIt_whenThePluginReturns_thenTimedOutAndNeverSent() throws {
         let transport = RecordingTransport.answering(200, body: "{}")
         let scheduler = ManualScheduler()
-        let blocking = BlockingPrepare()
+        let blocking = BlockingPlugin(in: .prepare)
         let client = try makeClient(transport) {
             $0.plugins = [blocking]
             $0.scheduler = scheduler

@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RequestExecution {
+    // MARK: Deadline and cancellation
+
+    /// The deadline of `attempt` passed: withdraw it from the gate or cancel its transport task,
+    /// then time it out (or retry); when it is being prepared, `passGate` acts on it after `send`.
+    func deadlineFired(attempt: Int) {
+        let action = state.withLock { state -> DeadlineAction? in
+            guard state.attempt == attempt else { return nil }
+            switch state.phase {
+            case .queued(let ticket):
+                state.phase = .evaluating
+                state.deadline = nil
+                return .withdraw(ticket)
+            case .preparing:
+                state.deadlinePassedWhilePreparing = true
+                return nil
+            case .sending(let task):
+                state.phase = .evaluating
+                state.deadline = nil
+                return .cancel(task, state.sentRequest)
+            case .evaluating, .waitingToRetry, .finished:
+                return nil
+            }
+        }
+        switch action {
+        case .withdraw(let ticket)?:
+            core.gate.withdraw(ticket: ticket)
+            attemptTimedOut(sent: nil)
+        case .cancel(let task, let sent)?:
+            task.cancel()
+            attemptTimedOut(sent: sent)
+        case nil:
+            break
+        }
+    }
+
+    /// The attempt ran out of time; plugins hear of it if it had been sent.
+    func attemptTimedOut(sent: URLRequest?) {
+        let error = NetworkError.timedOut
+        if let sent {
+            for plugin in core.configuration.plugins { plugin.didReceive(.failure(error), for: sent) }
+        }
+        retryOrFail(error)
+    }
+
+    /// Stops the request wherever it is (held, in flight, waiting to retry, decoding) and
+    /// settles it with ``NetworkError/cancelled``. Does nothing once it settled.
+    func cancel() {
+        abandon()
+    }
+
+    /// The client went away while the request was held.
+    func gateClosed() {
+        abandon()
+    }
+
+    private func abandon() {
+        let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
+            guard !state.phase.isFinished else { return nil }
+            let previous = state.phase
+            if case .preparing = previous { state.cancelledWhilePreparing = state.attempt }
+            state.phase = .finished
+            defer { state.deadline = nil }
+            return (previous, state.deadline, state.sentRequest)
+        }
+        guard let (previous, deadline, sent) = taken else { return }
+        deadline?.cancel()
+        switch previous {
+        case .queued(let ticket):
+            core.gate.withdraw(ticket: ticket)
+        case .sending(let task):
+            task.cancel()
+            if let sent {
+                for plugin in core.configuration.plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
+            }
+        case .waitingToRetry(let work):
+            work?.cancel()
+        case .preparing, .evaluating, .finished:
+            break
+        }
+        deliver(.failure(.cancelled))
+    }
+}

@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RequestPhase {
+    var isFinished: Bool {
+        if case .finished = self { return true }
+        return false
+    }
+}
+
+/// Where one request is in its life; see ``RequestExecution``.
+enum RequestPhase: Sendable {
+    /// Waiting at the gate (held or on its queue).
+    case queued(ticket: UInt64)
+    /// Left the gate: credentials and plugins are being applied, `send` is being called.
+    case preparing
+    /// The transport has the request.
+    case sending(any TransportTask)
+    /// The attempt ended; its outcome is being evaluated (retry, decode).
+    case evaluating
+    /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
+    case waitingToRetry((ScheduledWork)?)
+    /// Settled: every later event is ignored.
+    case finished
+}
+
+/// Why a prepared attempt is not sent (see `RequestExecution.passGate`). Declared outside the
+/// generic class, like `RequestDeadlineAction`, so that using it needs no run-time metadata.
+enum RequestStopBeforeSending {
+    /// Cancelled (or superseded) while it was prepared; already settled.
+    case cancelled
+    /// Its deadline passed while it was prepared.
+    case timedOut
+    /// Its method or headers failed the check: why, and the deadline to cancel.
+    case refused(NetworkError, ScheduledWork?)
+}
+
+/// What happens once the transport's `send` returned.
+enum RequestAfterSend {
+    /// In flight: the transport's task is recorded for cancellation.
+    case sending
+    /// The deadline passed while the attempt was prepared.
+    case timedOut
+    /// Cancelled while the attempt was prepared; the request went out anyway.
+    case cancelledWhilePreparing
+    /// Settled already (answered inside `send`), or cancelled before `send`.
+    case settled
+}
+
+/// What a deadline does once it fired.
+enum RequestDeadlineAction {
+    case withdraw(UInt64)
+    case cancel(any TransportTask, URLRequest?)
+}
+
+/// Everything mutable about one request; it lives inside the request's lock.
+struct RequestState: Sendable {
+    var phase: RequestPhase = .evaluating
+    /// Counts attempts; events carry the attempt they belong to.
+    var attempt = 0
+    var retriesUsed = 0
+    var authenticationReplays = 0
+    /// The auth-refresh generation when the current attempt left with its credential.
+    var authenticationGeneration: UInt64 = 0
+    var deadline: ScheduledWork?
+    /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
+    var deadlinePassedWhilePreparing = false
+    /// The current attempt's request as sent (after credentials and plugins).
+    var sentRequest: URLRequest?
+    /// The attempt that was being prepared when the request was cancelled: if its `send` runs
+    /// anyway (the cancellation came too late to stop it), the plugins hear of the cancellation
+    /// after it. Numbered, so that an earlier attempt whose `send` is still returning (it was
+    /// answered inside `send`, and the next attempt began meanwhile) does not take it as its own.
+    var cancelledWhilePreparing: Int?
+}
