@@ -23,7 +23,8 @@ protocol GatedRequest: AnyObject, Sendable {
 ///   were submitted just before it but had not left yet.
 /// - Requests whose endpoint does not require authentication bypass every pause (the lane a
 ///   credential refresh uses; simpler than telling apart who paused).
-/// - A held request can be withdrawn (cancelled or timed out); it then never leaves the gate.
+/// - A held or queued request can be withdrawn (cancelled or timed out); it then never leaves
+///   the gate, and the gate lets go of it at once.
 final class RequestGate: Sendable {
     /// The serial queue requests leave the gate on.
     let queue: DispatchQueue
@@ -37,6 +38,10 @@ final class RequestGate: Sendable {
         /// Blocks on `queue` that have not run yet (submissions and releases); while there are
         /// none and the gate is open, a submission passes at once on the caller's thread.
         var queuedBlocks = 0
+        /// Tickets of requests whose block on `queue` has not run yet (queued submissions and
+        /// releases). Withdrawing one removes it here, and its block then drops the request
+        /// instead of holding it again under a pause that came meanwhile.
+        var onQueue: Set<UInt64> = []
     }
 
     init(label: String = "courier.gate") {
@@ -73,11 +78,12 @@ final class RequestGate: Sendable {
             let released = state.held.sorted { $0.key < $1.key }
             state.held = [:]
             state.queuedBlocks += 1
+            for (ticket, _) in released { state.onQueue.insert(ticket) }
             return released
         }
         guard !released.isEmpty else { return }
         queue.async { [self] in
-            for (ticket, request) in released { route(request, ticket: ticket, onQueue: true) }
+            for (ticket, request) in released { route(request, ticket: ticket, fromQueue: true) }
             state.withLock { $0.queuedBlocks -= 1 }
         }
     }
@@ -93,12 +99,17 @@ final class RequestGate: Sendable {
     /// Puts `request` through the gate: held while paused; otherwise it leaves at once, or on the
     /// queue when earlier requests are still waiting there.
     func submit(_ request: any GatedRequest, ticket: UInt64) {
-        route(request, ticket: ticket, onQueue: false)
+        route(request, ticket: ticket, fromQueue: false)
     }
 
-    /// Removes a held request so that it never leaves. Does nothing if it is not held.
+    /// Removes a held or queued request so that it never leaves. Does nothing if it already left.
     func withdraw(ticket: UInt64) {
-        _ = state.withLock { $0.held.removeValue(forKey: ticket) }
+        let removed = state.withLock { state -> (any GatedRequest)? in
+            if let held = state.held.removeValue(forKey: ticket) { return held }
+            state.onQueue.remove(ticket)
+            return nil
+        }
+        withExtendedLifetime(removed) {}   // released after the lock
     }
 
     /// Called when the client goes away: held requests are told the gate closed, and from now
@@ -113,35 +124,38 @@ final class RequestGate: Sendable {
         for request in stranded { request.gateClosed() }
     }
 
-    private enum Admission { case pass, queued, held, closed }
+    private enum Admission { case pass, queued, held, closed, withdrawn }
 
-    /// Decides, under the lock, what happens to `request` now: held while paused (unless it
-    /// bypasses pauses); otherwise it passes — at once when nothing is waiting on the queue
-    /// (which keeps issue order and saves a thread hand-off), else queued behind what waits.
-    private func admit(_ request: any GatedRequest, ticket: UInt64, onQueue: Bool) -> Admission {
+    /// Decides, under the lock, what happens to `request` now: dropped if it was withdrawn while
+    /// its block waited on the queue; held while paused (unless it bypasses pauses); otherwise it
+    /// passes — at once when nothing is waiting on the queue (which keeps issue order and saves a
+    /// thread hand-off), else queued behind what waits.
+    private func admit(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Admission {
         state.withLock { state in
+            if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
             if state.pauseCount > 0 && !request.bypassesPause {
                 if state.isClosed { return .closed }
                 state.held[ticket] = request
                 return .held
             }
-            if onQueue || state.queuedBlocks == 0 { return .pass }
+            if fromQueue || state.queuedBlocks == 0 { return .pass }
             state.queuedBlocks += 1
+            state.onQueue.insert(ticket)
             return .queued
         }
     }
 
-    /// Acts on the admission of `request`; `onQueue` is `true` for the last check on `queue`.
-    private func route(_ request: any GatedRequest, ticket: UInt64, onQueue: Bool) {
-        switch admit(request, ticket: ticket, onQueue: onQueue) {
+    /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.
+    private func route(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) {
+        switch admit(request, ticket: ticket, fromQueue: fromQueue) {
         case .pass:
             request.passGate(ticket: ticket)
         case .queued:
             queue.async { [self] in
                 state.withLock { $0.queuedBlocks -= 1 }
-                route(request, ticket: ticket, onQueue: true)
+                route(request, ticket: ticket, fromQueue: true)
             }
-        case .held:
+        case .held, .withdrawn:
             break
         case .closed:
             request.gateClosed()

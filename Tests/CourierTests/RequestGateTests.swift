@@ -151,6 +151,67 @@ final class RequestGateTests: XCTestCase {
         XCTAssertEqual(log.all, ["kept passed"])
     }
 
+    func test_givenQueuedRequestWithdrawn_whenPausedBeforeItsBlockRuns_thenItIsDroppedNotHeld() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        weak var weakProbe: Probe?
+        gate.pause()
+        submit(Probe("first", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()                                   // the release of "first" waits behind the blocker
+        let ticket = gate.makeTicket()
+        do {
+            let probe = Probe("withdrawn", log: log)
+            weakProbe = probe
+            gate.submit(probe, ticket: ticket)          // queued behind that release
+        }
+        gate.withdraw(ticket: ticket)
+        gate.pause()
+        blocker.signal()
+        drain(gate)
+        XCTAssertNil(weakProbe, "the gate must let go of a withdrawn request, not hold it under the pause")
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["first passed"])
+    }
+
+    func test_givenReleasedRequestWithdrawn_whenRePausedBeforeTheReleaseRuns_thenItNeverLeaves() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        let ticket = gate.makeTicket()
+        gate.submit(Probe("withdrawn", log: log), ticket: ticket)
+        submit(Probe("kept", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()                                   // the release waits behind the blocker
+        gate.withdraw(ticket: ticket)
+        gate.pause()
+        blocker.signal()
+        drain(gate)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["kept passed"])
+    }
+
+    func test_givenQueuedRequestWithdrawn_whenGateOpen_thenItNeverLeaves() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        submit(Probe("first", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()
+        let ticket = gate.makeTicket()
+        gate.submit(Probe("withdrawn", log: log), ticket: ticket)
+        submit(Probe("last", log: log), to: gate)
+        gate.withdraw(ticket: ticket)
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, ["first passed", "last passed"])
+    }
+
     func test_givenBypassingRequest_whenPaused_thenItLeavesAnyway() {
         let gate = RequestGate()
         let log = Log()
