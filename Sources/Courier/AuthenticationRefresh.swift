@@ -20,6 +20,8 @@ protocol AuthenticationWaiter: AnyObject, Sendable {
 /// either way the pause is lifted. A request that carried an already-replaced credential is
 /// replayed at once without a refresh.
 final class AuthenticationRefresh: Sendable {
+    private enum Step { case joined, replay, refresh, failed(any Error) }
+
     private struct State: Sendable {
         var isRefreshing = false
         var waiters: [any AuthenticationWaiter] = []
@@ -43,25 +45,35 @@ final class AuthenticationRefresh: Sendable {
         authenticator: any Authenticator, core: ClientCore
     ) {
         let failedCredential = authenticator.credentialIdentifier(of: request)
-        let current = authenticator.credentialIdentifier(of: authenticator.apply(to: URLRequest(url: core.configuration.baseURL)))
-        enum Step { case joined, replay, refresh, failed(any Error) }
-        let step = state.withLock { state -> Step in
-            if state.isRefreshing {
+        var decided: Step?
+        while decided == nil {
+            // The current credential is read outside the lock (`apply` is user code). A refresh
+            // that ends meanwhile may have replaced it, so the decision below is taken only if no
+            // refresh ended since the read; otherwise the credential is read again. (Without this
+            // check a stale read started a second refresh right after the first one ended.)
+            let observedGeneration = generation
+            let current = authenticator.credentialIdentifier(
+                of: authenticator.apply(to: URLRequest(url: core.configuration.baseURL)))
+            decided = state.withLock { state -> Step? in
+                guard state.generation == observedGeneration else { return nil }
+                if state.isRefreshing {
+                    state.waiters.append(waiter)
+                    return .joined
+                }
+                if let failure = state.lastFailure, failure.credential == failedCredential,
+                    sentInGeneration < failure.generation
+                {
+                    return .failed(failure.error)
+                }
+                // The credential changed since this request left (also: it left with none, and one
+                // exists now): a replay carries the current one, no refresh needed.
+                if let current, failedCredential != current { return .replay }
+                state.isRefreshing = true
                 state.waiters.append(waiter)
-                return .joined
+                return .refresh
             }
-            if let failure = state.lastFailure, failure.credential == failedCredential,
-                sentInGeneration < failure.generation
-            {
-                return .failed(failure.error)
-            }
-            // The credential changed since this request left (also: it left with none, and one
-            // exists now): a replay carries the current one, no refresh needed.
-            if let current, failedCredential != current { return .replay }
-            state.isRefreshing = true
-            state.waiters.append(waiter)
-            return .refresh
         }
+        guard let step = decided else { return }
         switch step {
         case .joined:
             break

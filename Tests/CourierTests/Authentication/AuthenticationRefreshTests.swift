@@ -170,6 +170,81 @@ final class AuthenticationRefreshTests: XCTestCase {
         XCTAssertEqual(server.tokensSeen, ["Bearer stale", "Bearer stale", "Bearer token-1"])
     }
 
+    /// An authenticator whose refresh always rotates the key (it does not check whether the
+    /// failed key is still current, as ``TokenAuthenticator`` does), and whose first look-up of
+    /// the current key by the client (a request for the bare base URL) can be held after it has
+    /// read the key.
+    final class RotatingKeyAuthenticator: Authenticator, @unchecked Sendable {
+        // @unchecked: `key` and `refreshes` are touched only under `lock`; the semaphores are thread-safe.
+        private let lock = NSLock()
+        private var key = "k0"
+        private var refreshes = 0
+        private var holdsNextLookUp = true
+        let lookUpHeld = DispatchSemaphore(value: 0)
+        let releaseLookUp = DispatchSemaphore(value: 0)
+        let baseURL: URL
+
+        init(baseURL: URL) { self.baseURL = baseURL }
+
+        var refreshCount: Int { lock.withLock { refreshes } }
+        var currentKey: String { lock.withLock { key } }
+
+        func apply(to request: URLRequest) -> URLRequest {
+            var request = request
+            let (key, hold) = lock.withLock { () -> (String, Bool) in
+                let hold = holdsNextLookUp && request.url == baseURL
+                if hold { holdsNextLookUp = false }
+                return (self.key, hold)
+            }
+            if hold {
+                lookUpHeld.signal()
+                releaseLookUp.wait()
+            }
+            request.setValue(key, forHTTPHeaderField: "X-Key")
+            return request
+        }
+
+        func credentialIdentifier(of request: URLRequest) -> String? {
+            request.value(forHTTPHeaderField: "X-Key")
+        }
+
+        func refresh(failedCredential: String?) -> Promise<Void> {
+            lock.withLock {
+                refreshes += 1
+                key = "k\(refreshes)"
+            }
+            return .value(())
+        }
+    }
+
+    /// The client reads the current credential outside its lock; a refresh that ended between
+    /// that read and the decision used to start a second refresh for the same failed key.
+    func test_givenARefreshEndsWhileA401IsBeingHandled_whenTheKeyWasReadBeforeIt_thenNoSecondRefresh() throws {
+        let base = StubbingBuilder.defaultBaseURL
+        let auth = RotatingKeyAuthenticator(baseURL: base)
+        let transport = RecordingTransport(.async { request in
+            // The server takes only the key issued last, and never the first one.
+            let key = auth.currentKey
+            let accepted = key != "k0" && request.value(forHTTPHeaderField: "X-Key") == key
+            return .success(HTTPResponse(statusCode: accepted ? 200 : 401, body: Data("{}".utf8), url: request.url))
+        })
+        var configuration = NetworkClient.Configuration(baseURL: base)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        let client = NetworkClient(configuration: configuration, transport: transport)
+
+        let first = client.request(StubJSONEndpoint(path: "first"))
+        // The first 401's handler has read the key "k0" and is held before deciding.
+        XCTAssertEqual(auth.lookUpHeld.wait(timeout: .now() + 10), .success)
+        // A second request with "k0" fails too, refreshes ("k0" → "k1") and succeeds meanwhile.
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "second")))), "ok")
+        XCTAssertEqual(auth.refreshCount, 1)
+        auth.releaseLookUp.signal()
+        XCTAssertEqual(outcomeName(settle(first)), "ok")
+        XCTAssertEqual(auth.refreshCount, 1, "the first request's stale read of the key must not start a second refresh")
+        XCTAssertEqual(transport.requests.map { $0.value(forHTTPHeaderField: "X-Key") }, ["k0", "k0", "k1", "k1"])
+    }
+
     func test_givenAReplayedRequestGets401Again_whenHandled_thenItIsNotRefreshedAgain() {
         let server = TokenServer(valid: "never-issued")
         let refreshes = SharedValue(0)
