@@ -8,7 +8,7 @@ extension Endpoint {
     /// from, for the one call that needs a header or the exact status.
     ///
     /// Everything else is this endpoint's own: path, method, query, headers, body, timeout,
-    /// retry policy, authentication and sample data, so stubs, plugins and the authenticator
+    /// retry policy, authentication, sample data and accepted statuses, so stubs, plugins and the authenticator
     /// see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
     /// one that checks the endpoint's type should look at ``WithHTTPResponse/base`` too.)
     ///
@@ -58,4 +58,6 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var requiresAuthentication: Bool { base.requiresAuthentication }
     /// The base endpoint's sample data.
     public var sampleData: Data { base.sampleData }
+    /// The base endpoint's accepted statuses.
+    public var acceptedStatusCodes: StatusCodeSet { base.acceptedStatusCodes }
 }

@@ -44,6 +44,27 @@ public protocol Endpoint: Sendable {
     var requiresAuthentication: Bool { get }
     /// The body a stub answers with when none is configured; default empty.
     var sampleData: Data { get }
+    /// The statuses that count as success and are decoded into ``Response``; default
+    /// ``StatusCodeSet/successful`` (200–299).
+    ///
+    /// Any other status becomes a ``NetworkError`` as usual (4xx ``NetworkError/clientError``,
+    /// 5xx ``NetworkError/serverError``, anything else ``NetworkError/unexpectedStatus``). An
+    /// accepted status is a success everywhere: it is not retried, plugins see `.success`, and
+    /// its body is decoded, so pair an accepted error status with a `Response` that can hold
+    /// its body (``HTTPResponse``, ``JSON``, ``DecodedResponse``). The authenticator's
+    /// ``Authenticator/isAuthenticationFailure(_:)`` is asked first, so accepting 401 does not
+    /// stop a credential refresh.
+    ///
+    /// ```swift
+    /// struct Avatar: Endpoint {
+    ///     typealias Response = HTTPResponse
+    ///     let etag: String
+    ///     var path: String { "me/avatar" }
+    ///     var headers: [String: String] { ["If-None-Match": etag] }
+    ///     var acceptedStatusCodes: StatusCodeSet { .successful.union([304]) }  // 304: keep the cached one
+    /// }
+    /// ```
+    var acceptedStatusCodes: StatusCodeSet { get }
 }
 
 extension Endpoint {
@@ -63,4 +84,6 @@ extension Endpoint {
     public var requiresAuthentication: Bool { true }
     /// Default: empty.
     public var sampleData: Data { Data() }
+    /// Default: ``StatusCodeSet/successful``, 200–299.
+    public var acceptedStatusCodes: StatusCodeSet { .successful }
 }

@@ -95,18 +95,21 @@ extension NetworkError {
 
     /// Classifies a response by its status.
     ///
-    /// - Returns: `nil` for `200...299`; ``clientError(statusCode:metadata:response:)`` for `400...499`;
+    /// - Returns: `nil` for a status in `accepted` (by default `200...299`);
+    ///   ``clientError(statusCode:metadata:response:)`` for `400...499`;
     ///   ``serverError(statusCode:metadata:response:)`` for `500...599` (both with `parser`'s metadata);
-    ///   ``unexpectedStatus(statusCode:response:)`` for anything else.
+    ///   ``unexpectedStatus(statusCode:response:)`` for anything else, a 2xx left out of `accepted` too.
     static func classify(
         _ response: HTTPResponse,
+        accepted: StatusCodeSet = .successful,
         parser: @Sendable (HTTPResponse) -> ServerMetadata?
     ) -> NetworkError? {
-        switch response.statusCode {
-        case 200...299: nil
-        case 400...499: .clientError(statusCode: response.statusCode, metadata: parser(response), response: response)
-        case 500...599: .serverError(statusCode: response.statusCode, metadata: parser(response), response: response)
-        default: .unexpectedStatus(statusCode: response.statusCode, response: response)
+        let statusCode = response.statusCode
+        if accepted.contains(statusCode) { return nil }
+        switch statusCode {
+        case 400...499: return .clientError(statusCode: statusCode, metadata: parser(response), response: response)
+        case 500...599: return .serverError(statusCode: statusCode, metadata: parser(response), response: response)
+        default: return .unexpectedStatus(statusCode: statusCode, response: response)
         }
     }
 

@@ -17,7 +17,7 @@ extension RequestExecution {
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
         case .success(let response):
-            if let error = NetworkError.classify(response, parser: parser) {
+            if let error = NetworkError.classify(response, accepted: acceptedStatusCodes, parser: parser) {
                 classified = .failure(error)
             } else {
                 classified = .success(response)

@@ -21,6 +21,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let timeout: TimeInterval
     let retryPolicy: RetryPolicy?
     let requiresAuthentication: Bool
+    let acceptedStatusCodes: StatusCodeSet
     let bypassesPause: Bool
     let context: TransportContext
     let decode: @Sendable (HTTPResponse) -> Result<Response, NetworkError>
@@ -60,6 +61,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.timeout = request.timeoutInterval
         self.retryPolicy = endpoint.retryPolicy
         self.requiresAuthentication = endpoint.requiresAuthentication
+        self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
         self.context = TransportContext(

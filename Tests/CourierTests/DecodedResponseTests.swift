@@ -35,6 +35,7 @@ final class DecodedResponseTests: XCTestCase {
         var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0, retryableMethods: [.post]) }
         var requiresAuthentication: Bool { false }
         var sampleData: Data { Data(#"{"id":9,"name":"Sample"}"#.utf8) }
+        var acceptedStatusCodes: StatusCodeSet { [200, 201] }
     }
 
     static let usersJSON = #"[{"id":1,"name":"Ada"},{"id":2,"name":"Grace"}]"#
@@ -128,6 +129,7 @@ final class DecodedResponseTests: XCTestCase {
         XCTAssertFalse(endpoint.requiresAuthentication)
         XCTAssertEqual(endpoint.sampleData, CreateUser().sampleData)
         XCTAssertEqual(endpoint.retryPolicy?.maximumRetryCount, 2)
+        XCTAssertEqual(endpoint.acceptedStatusCodes, [200, 201])
         XCTAssertEqual(WithHTTPResponse(CreateUser()).path, "users")
     }
 

@@ -20,6 +20,26 @@ final class StatusIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(json["query"]["id"].string, "7")
     }
 
+    /// An endpoint that accepts some statuses beyond 2xx (`Endpoint.acceptedStatusCodes`).
+    private struct Accepting: Endpoint {
+        typealias Response = HTTPResponse
+        let code: Int
+        let accepted: StatusCodeSet
+        var path: String { "status/\(code)" }
+        var acceptedStatusCodes: StatusCodeSet { accepted }
+    }
+
+    func test_givenAcceptedNon2xxStatuses_whenAnsweredOverURLSession_thenTheyAreResponses() throws {
+        let client = try makeClient()
+        let notModified = try value(of: client.request(Accepting(code: 304, accepted: .successful.union([304]))))
+        XCTAssertEqual(notModified.statusCode, 304)
+        let missing = try value(of: client.request(Accepting(code: 404, accepted: [200, 404])))
+        XCTAssertEqual(missing.statusCode, 404)
+        XCTAssertEqual(try JSON(data: missing.body)["metadata"]["desc"].string, "not found")
+        let refused = failure(of: client.request(Accepting(code: 404, accepted: .successfulAndRedirection)))
+        XCTAssertEqual(refused.map(errorKind), "clientError(404)")
+    }
+
     func test_given201_thenItIsASuccess() throws {
         let client = try makeClient()
         let json = try value(of: client.request(status(201)))
