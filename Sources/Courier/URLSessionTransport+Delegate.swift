@@ -106,6 +106,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         if let report { report.listener(report.transfer) }
         completionHandler(limit == nil ? .allow : .cancel)
+        // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
+        // (or the client's deadline reports a retryable `.timedOut`): cancel the task outright.
+        if limit != nil { dataTask.cancel() }
     }
 
     /// The most memory set aside for a body before it arrives, whatever its declared length.
@@ -115,7 +118,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let identifier = dataTask.taskIdentifier
         var report: ProgressReport?
         let overLimit = tasks.withLock { tasks -> Bool in
-            guard var entry = tasks[identifier], entry.failure == nil else { return false }
+            guard var entry = tasks[identifier] else { return false }
+            // Already failed (too large, or a refused redirect): the task was cancelled, and a
+            // chunk that still arrives cancels it again (`cancel()` does nothing the second time).
+            if entry.failure != nil { return true }
             tasks[identifier] = nil  // avoid a copy-on-write of the body while appending
             if entry.body.count + data.count > entry.maximumSize {
                 entry.failure = NetworkError.responseTooLarge(limit: entry.maximumSize)

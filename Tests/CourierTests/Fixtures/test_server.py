@@ -34,6 +34,9 @@ Routes (every route answers any method unless noted):
   POST /reset                clear counters and auth state
   /stall                     never answers (holds the socket at most 60 s or until the client closes it)
   /close-mid-body            promises Content-Length 1000, sends 10 bytes, closes the socket
+  /drip[?length=N]           declares Content-Length N (default 10 GiB; with length=none, no length)
+                             and sends 1 KiB every 50 ms until N bytes, the client closes the
+                             connection, or 60 s pass: a body that does not end soon by itself
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
   /stats                     {"requests": total requests received, this one included}
@@ -391,6 +394,28 @@ class Handler(BaseHTTPRequestHandler):
                 except OSError:
                     return
 
+    def route_drip(self, parts, query, segments, body):
+        self.close_connection = True
+        length_text = first(query, "length", str(10 * 1024 ** 3))
+        length = None if length_text == "none" else max(int(length_text), 0)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.end_headers()
+        chunk = pattern_bytes(1024)
+        deadline = time.monotonic() + MAX_STALL
+        sent = 0
+        try:
+            while time.monotonic() < deadline and (length is None or sent < length):
+                piece = chunk if length is None else chunk[: length - sent]
+                self.wfile.write(piece)
+                self.wfile.flush()
+                sent += len(piece)
+                time.sleep(0.05)
+        except OSError:
+            return  # the client closed the connection
+
     def route_close_mid_body(self, parts, query, segments, body):
         self.close_connection = True
         self.send_response(200)
@@ -439,6 +464,7 @@ ROUTES = {
     "stats": Handler.route_stats,
     "stall": Handler.route_stall,
     "close-mid-body": Handler.route_close_mid_body,
+    "drip": Handler.route_drip,
     "raw": Handler.route_raw,
 }
 

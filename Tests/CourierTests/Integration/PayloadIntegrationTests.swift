@@ -106,6 +106,22 @@ final class PayloadIntegrationTests: IntegrationTestCase {
         XCTAssertTrue("\(error.map { String(describing: $0) } ?? "")".contains("10000"), "the reason names the limit")
     }
 
+    /// The body keeps coming for up to a minute; the limit must end the request, not the deadline.
+    /// (FoundationNetworking ignores the delegate's "cancel" answer to an oversized declared length:
+    /// the transfer went on until the deadline, which then reported a retryable `.timedOut`.)
+    func test_givenADeclaredLengthOverTheLimit_whenTheBodyKeepsComing_thenItFailsAsTooLargeNotTimedOut() throws {
+        let client = try makeClient {
+            $0.maximumResponseSize = 10_000
+            $0.timeout = 30
+        }
+        for length in ["1000000", "none"] {
+            let endpoint = LiveJSONEndpoint(path: "drip", query: [URLQueryItem(name: "length", value: length)])
+            let error = failure(of: client.response(for: endpoint), within: 40)
+            XCTAssertEqual(error.map(errorKind), "invalidRequest", "length \(length)")
+            XCTAssertTrue(String(describing: error).contains("10000"), "the reason names the limit: \(String(describing: error))")
+        }
+    }
+
     func test_givenAGzipEncodedBody_thenItArrivesDecompressed() throws {
         let client = try makeClient()
         let json = try value(of: client.request(LiveJSONEndpoint(path: "gzip")))
