@@ -86,10 +86,11 @@ public final class URLSessionTransport: HTTPTransport {
         }
         var request = request
         let timeout = request.timeoutInterval
-        if !(timeout <= Self.longestSessionTimeout) {
-            // Infinity, NaN or absurdly large (a plugin may set any value): FoundationNetworking
-            // converts the timeout to an integer and traps on these. The client's deadline still
-            // applies; the session only gets a long finite backstop.
+        if !(timeout > 0 && timeout <= Self.longestSessionTimeout) {
+            // Infinity, NaN, absurdly large, zero or negative (a plugin may set any value):
+            // FoundationNetworking converts the timeout to an integer and traps on the extremes,
+            // and fires its timer at once for zero or less. The client's deadline still applies;
+            // the session only gets a long finite backstop.
             request.timeoutInterval = Self.longestSessionTimeout
         } else if timeout.rounded(.up) != timeout {
             // FoundationNetworking truncates a fractional timeout to whole seconds (0.8 s fires at

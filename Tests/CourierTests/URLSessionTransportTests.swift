@@ -257,6 +257,18 @@ extension URLSessionTransportTests {
         let viaPlugin = try NetworkClient(configuration: configuration).request(Call(path: "anything/plugin")).wait(within: 10)
         XCTAssertEqual(viaPlugin["method"].string, "GET")
     }
+
+    /// FoundationNetworking converts the timeout to an integer (a trap for -∞ or below Int.min) and
+    /// a zero or negative one fires its timer at once; the client's deadline is the real one.
+    func test_givenAPluginSetsAZeroOrNegativeTimeout_whenSentOverURLSession_thenTheAnswerArrives() throws {
+        let server = try TestServer.shared
+        for seconds in [0, -1, -1e300, -TimeInterval.infinity] {
+            var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
+            configuration.plugins = [SetsTimeout(seconds: seconds)]
+            let echo = try NetworkClient(configuration: configuration).request(Call(path: "delay/1.2")).wait(within: 10)
+            XCTAssertEqual(echo["method"].string, "GET", "timeout \(seconds)")
+        }
+    }
 }
 
 extension URLSessionTransportTests {
