@@ -44,6 +44,9 @@ public final class URLSessionTransport: HTTPTransport {
 
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    /// Credential headers taken out of the configuration's `httpAdditionalHeaders`; added to each
+    /// request instead (see `init`).
+    private let sessionCredentials: [String: String]
 
     /// Creates a transport with its own `URLSession`.
     ///
@@ -53,9 +56,26 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - configuration: The session configuration. Default: `.ephemeral` (no persistent
-    ///     cookies, cache or credentials).
+    ///     cookies, cache or credentials). Credential headers in its `httpAdditionalHeaders`
+    ///     (`Authorization`, `Cookie`, API keys, tokens: the names the redaction rules hide) are
+    ///     sent with each request rather than by the session, so that a redirect to another host
+    ///     drops them like the request's own; a request's own header of the same name wins. The
+    ///     configuration object you pass is not changed.
     ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
     public init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+        // URLSession adds `httpAdditionalHeaders` to every request it sends, redirects included,
+        // where the redirect rule cannot see (or strip) them.
+        let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        var credentials: [String: String] = [:]
+        if var additional = configuration.httpAdditionalHeaders {
+            for (key, value) in additional {
+                guard let name = key as? String, Redaction.isSensitive(headerName: name) else { continue }
+                credentials[name] = value as? String ?? String(describing: value)
+                additional.removeValue(forKey: key)
+            }
+            configuration.httpAdditionalHeaders = additional
+        }
+        self.sessionCredentials = credentials
         let delegate = URLSessionTransportDelegate(redirects: redirects)
         let queue = OperationQueue()
         queue.name = "courier.urlsession"
@@ -85,6 +105,9 @@ public final class URLSessionTransport: HTTPTransport {
             return NoTask()
         }
         var request = request
+        for (name, value) in sessionCredentials where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         let timeout = request.timeoutInterval
         if !(timeout > 0 && timeout <= Self.longestSessionTimeout) {
             // Infinity, NaN, absurdly large, zero or negative (a plugin may set any value):
