@@ -158,7 +158,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = task.taskIdentifier
         let original = tasks.withLock { $0[identifier]?.originalURL } ?? task.originalRequest?.url
-        switch RedirectRule.decide(from: original, to: request, policy: redirects) {
+        switch RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects) {
         case .follow(let next):
             completionHandler(next)
         case .deliver:
@@ -191,8 +191,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 }
 
-/// What to do with a redirect: same host keeps headers, another host loses the sensitive
-/// ones, https to http is refused; a policy may deliver the 3xx instead of following it.
+/// What to do with a redirect: a hop within one origin keeps headers, a hop to another origin
+/// loses the sensitive ones, https to http is refused; a policy may deliver the 3xx instead of
+/// following it.
 enum RedirectRule {
     enum Decision {
         case follow(URLRequest)
@@ -201,30 +202,56 @@ enum RedirectRule {
         case refuse(NetworkError)
     }
 
+    /// Decides one hop of a redirect chain.
+    ///
+    /// - Parameters:
+    ///   - original: The URL the request was sent to (what ``URLSessionTransport/RedirectPolicy/sameOrigin`` compares with).
+    ///   - hop: The URL that answered with this redirect; `nil` means `original` (the first hop).
+    ///   - next: The request URLSession proposes to send next.
+    ///   - policy: Which redirects to follow.
     static func decide(
-        from original: URL?, to next: URLRequest, policy: URLSessionTransport.RedirectPolicy = .follow
+        from original: URL?, hop: URL? = nil, to next: URLRequest, policy: URLSessionTransport.RedirectPolicy = .follow
     ) -> Decision {
-        let fromScheme = original?.scheme?.lowercased()
-        let toScheme = next.url?.scheme?.lowercased()
-        let fromHost = original?.host?.lowercased()
-        let toHost = next.url?.host?.lowercased()
+        let from = Origin(hop ?? original)
+        let to = Origin(next.url)
         switch policy {
         case .never:
             return .deliver
-        case .sameOrigin where fromScheme != toScheme || fromHost != toHost || original?.port != next.url?.port:
+        case .sameOrigin where Origin(original) != to:
             return .deliver
         case .follow, .sameOrigin:
             break
         }
-        if fromScheme == "https" && toScheme == "http" {
+        // Judged per hop: http → https → http must not go back to clear text either.
+        if from.scheme == "https" && to.scheme == "http" {
             return .refuse(.invalidRequest(
                 reason: "redirect from https to http refused (\(next.url.map { Redaction.redact($0) } ?? "?"))"))
         }
-        guard fromHost != toHost else { return .follow(next) }
+        // As curl does since CVE-2022-27774: credentials stay only within one scheme, host and
+        // port; another port on the same host may be another service.
+        guard from != to else { return .follow(next) }
         var stripped = next
         for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isSensitive(headerName: name) {
             stripped.setValue(nil, forHTTPHeaderField: name)
         }
         return .follow(stripped)
+    }
+
+    /// Scheme, host (both lower-cased) and port, with the scheme's default port filled in.
+    private struct Origin: Equatable {
+        let scheme: String?
+        let host: String?
+        let port: Int?
+
+        init(_ url: URL?) {
+            scheme = url?.scheme?.lowercased()
+            host = url?.host?.lowercased()
+            switch (url?.port, scheme) {
+            case (let port?, _): self.port = port
+            case (nil, "http"): port = 80
+            case (nil, "https"): port = 443
+            default: port = nil
+            }
+        }
     }
 }

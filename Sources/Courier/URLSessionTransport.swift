@@ -5,12 +5,14 @@ import FoundationNetworking
 
 /// The default ``HTTPTransport``: one `URLSession` with a delegate, shared by all requests of a client.
 ///
-/// - Redirects to the same host keep every header. A redirect to another host drops
+/// - A redirect within one origin (scheme, host and port) keeps every header. A redirect to
+///   another origin (another host, another port of the same host, or `http` to `https`) drops
 ///   `Authorization`, `Cookie`, `Proxy-Authorization` and every other header that
 ///   ``NetworkError`` descriptions would redact (names containing "token", "secret", "api-key",
 ///   "signature" and the like, or ending in "key"),
-///   because FoundationNetworking on Linux would forward them all.
-/// - A redirect from `https` to `http` is refused: the request fails with
+///   because FoundationNetworking on Linux would forward them all. Each hop of a chain is judged
+///   on its own.
+/// - A redirect from `https` to `http`, at any hop, is refused: the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` rather than sending anything in clear text.
 /// - A body larger than ``TransportContext/maximumResponseSize`` is not read to the end: the
 ///   task is cancelled and the request fails with

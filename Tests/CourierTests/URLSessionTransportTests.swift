@@ -175,6 +175,42 @@ final class URLSessionTransportTests: XCTestCase {
         XCTAssertEqual(followed.allHTTPHeaderFields ?? [:], ["Accept": "application/json"])
     }
 
+    func test_givenAnHTTPSHopInTheMiddleOfAChain_whenItRedirectsToHTTP_thenRefused() throws {
+        let next = try request("http://c.example.com/x", headers: [:])
+        let decision = RedirectRule.decide(
+            from: URL(string: "http://a.example.com/start"), hop: URL(string: "https://b.example.com/middle"), to: next)
+        guard case .refuse(.invalidRequest) = decision else {
+            return XCTFail("the https → http hop must be refused even though the chain started on http")
+        }
+    }
+
+    func test_givenARedirectToAnotherPortOrSchemeOfTheSameHost_whenDecided_thenCredentialsAreStripped() throws {
+        for target in ["https://api.example.com:8443/x", "http://api.example.com:8080/x"] {
+            let next = try request(target, headers: ["Authorization": "a", "Accept": "application/json"])
+            let from = URL(string: target.hasPrefix("https") ? "https://api.example.com/a" : "http://api.example.com/a")
+            guard case .follow(let followed) = RedirectRule.decide(from: from, to: next) else {
+                return XCTFail("expected the redirect to \(target) to be followed")
+            }
+            XCTAssertNil(followed.value(forHTTPHeaderField: "Authorization"), target)
+            XCTAssertEqual(followed.value(forHTTPHeaderField: "Accept"), "application/json")
+        }
+        let upgrade = try request("https://api.example.com/x", headers: ["Authorization": "a"])
+        guard case .follow(let upgraded) = RedirectRule.decide(from: URL(string: "http://api.example.com/a"), to: upgrade) else {
+            return XCTFail("an http → https redirect is followed")
+        }
+        XCTAssertNil(upgraded.value(forHTTPHeaderField: "Authorization"), "another scheme is another origin")
+    }
+
+    func test_givenTheDefaultPortWrittenOut_whenDecided_thenItIsTheSameOrigin() throws {
+        let next = try request("https://api.example.com:443/x", headers: ["Authorization": "a"])
+        guard case .follow(let followed) = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next) else {
+            return XCTFail("expected the redirect to be followed")
+        }
+        XCTAssertEqual(followed.value(forHTTPHeaderField: "Authorization"), "a")
+        let sameOrigin = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next, policy: .sameOrigin)
+        guard case .follow = sameOrigin else { return XCTFail(".sameOrigin must follow a redirect to the default port written out") }
+    }
+
     func test_givenSameHostRedirectInOtherCase_whenDecided_thenHeadersAreKept() throws {
         let next = try request("https://API.example.com/x", headers: ["Authorization": "a"])
         guard case .follow(let followed) = RedirectRule.decide(from: URL(string: "https://api.example.com/a"), to: next) else {
