@@ -24,7 +24,8 @@ struct StubRoute: Sendable {
 
     init(method: HTTPMethod, path: String, source: StubSource, order: Int) {
         self.method = method
-        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
+        // Empty parts kept: "?q=swift" is the root path with a query, not the path "q=swift".
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         segments = StubRoute.segments(of: parts.first ?? "")
         query = parts.count > 1 ? StubRoute.queryItems(parts[1]) : []
         self.source = source

@@ -54,7 +54,8 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
 
     /// Picks the answer by the precedence documented on ``StubbingBuilder``.
     private func answer(for request: URLRequest, context: TransportContext) -> StubResponse {
-        let path = StubRoute.segments(of: context.endpointPath.split(separator: "?").first.map(String.init) ?? "")
+        let path = StubRoute.segments(of: context.endpointPath.split(
+            separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "")
         let query = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems } ?? []
         let candidates = plan.routes.filter { $0.matches(method: context.method, path: path, query: query) }
         if let route = candidates.max(by: { ($0.specificity, $0.order) < ($1.specificity, $1.order) }) {
@@ -116,6 +117,11 @@ struct StubTask: TransportTask {
 enum StubFixtures {
     static func load(from folder: URL, method: HTTPMethod, path: [String]) -> Result<Data, StubError> {
         let relative = path.isEmpty ? "index" : path.joined(separator: "/")
+        // Only files inside the folder: a segment that climbs out ("..", "%2E%2E" once decoded
+        // by a plugin, say) finds no fixture.
+        if path.contains(where: { $0 == "." || $0 == ".." }) {
+            return .failure(.missingFixture(request: "\(method.rawValue) /\(relative)", searched: []))
+        }
         let candidates = [
             folder.appendingPathComponent(method.rawValue.lowercased()).appendingPathComponent(relative + ".json"),
             folder.appendingPathComponent(relative + ".json"),

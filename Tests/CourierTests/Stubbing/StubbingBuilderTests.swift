@@ -82,6 +82,18 @@ final class StubbingBuilderTests: XCTestCase {
         XCTAssertEqual(from(StubJSONEndpoint(path: "discount", query: [URLQueryItem(name: "d", value: "5")])), "default")
     }
 
+    /// A route that is only a query applies to the root path; it was read as the path "q=swift".
+    func test_givenARouteThatIsOnlyAQuery_whenTheRootIsRequested_thenItMatches() {
+        let client = NetworkClient.stubbing()
+            .body(json: #"{"from":"default"}"#)
+            .stub(.get, "?q=swift", .json(#"{"from":"root query"}"#))
+            .makeClient()
+        func from(_ endpoint: StubJSONEndpoint) -> String? { try? settle(client.request(endpoint))?.get()["from"].string }
+        XCTAssertEqual(from(StubJSONEndpoint(path: "", query: [URLQueryItem(name: "q", value: "swift")])), "root query")
+        XCTAssertEqual(from(StubJSONEndpoint(path: "", query: [URLQueryItem(name: "q", value: "rust")])), "default")
+        XCTAssertEqual(from(StubJSONEndpoint(path: "q=swift")), "default")
+    }
+
     /// The stub obeys the client's response size limit like the network transport does.
     func test_givenABodyOverTheResponseSizeLimit_whenStubbed_thenTheSameTypedFailureAsOverTheNetwork() {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
@@ -155,6 +167,16 @@ final class StubbingBuilderTests: XCTestCase {
         else { return XCTFail("expected a missing-fixture transport error") }
         XCTAssertEqual(request, "GET /products/43")
         XCTAssertTrue(searched.contains { $0.hasSuffix("get/products/43.json") })
+
+        // A path that climbs out of the folder finds nothing there, even when the file exists.
+        let outside = folder.deletingLastPathComponent().appendingPathComponent("courier-outside-\(UUID().uuidString)")
+        try Data(#"{"outside":true}"#.utf8).write(to: outside.appendingPathExtension("json"))
+        defer { try? FileManager.default.removeItem(at: outside.appendingPathExtension("json")) }
+        let climbing = ["..", outside.lastPathComponent]
+        guard case .failure(.missingFixture(_, let none)) = StubFixtures.load(from: folder, method: .get, path: climbing) else {
+            return XCTFail("a fixture outside the folder was read")
+        }
+        XCTAssertEqual(none, [])
     }
 
     func test_givenSeedShortcuts_whenRequested_thenSuccessAndFailureLookLikeTheNetwork() {
