@@ -17,7 +17,7 @@ enum Redaction {
     ]
     private static let sensitiveHeaderFragments = [
         "token", "secret", "api-key", "api_key", "apikey", "password", "authorization", "cookie",
-        "signature", "jwt", "credential",
+        "signature", "jwt", "credential", "x-auth", "authentication", "session",
     ]
 
     private static let sensitiveQueryNames: Set<String> = [
@@ -37,8 +37,9 @@ enum Redaction {
 
     /// `true` when a header with this name carries a credential: `Authorization`, `Proxy-Authorization`,
     /// `Cookie`, `Set-Cookie`, `X-Auth-Token`, `X-Api-Key`, any name containing `token`, `secret`,
-    /// `api-key` (also `api_key`, `apikey`), `password`, `signature`, `jwt` or `credential`, and any
-    /// name whose last word is `key` (`X-Auth-Key`). Case-insensitive.
+    /// `api-key` (also `api_key`, `apikey`), `password`, `signature`, `jwt`, `credential`, `x-auth`,
+    /// `authentication` or `session` (`X-Session-Id`), and any name whose last word is `key`
+    /// (`X-Auth-Key`). Case-insensitive. (`WWW-Authenticate`, a challenge, is not a credential.)
     static func isSensitive(headerName: String) -> Bool {
         let name = headerName.lowercased()
         return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }

@@ -9,8 +9,9 @@ final class RedactionTests: XCTestCase {
     func test_givenHeaderNames_whenChecked_thenCredentialsAreSensitive() {
         let sensitive = ["Authorization", "authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
                          "X-Auth-Token", "X-Api-Key", "x-refresh-token", "Client-Secret", "My-API-Key",
-                         "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Hub-Signature", "X-Goog-IAP-JWT-Assertion"]
-        let plain = ["Accept", "Content-Type", "User-Agent", "X-Request-ID", "Cache-Control"]
+                         "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Hub-Signature", "X-Goog-IAP-JWT-Assertion",
+                         "X-Auth", "Authentication", "X-Authentication", "X-Session-Id", "Session"]
+        let plain = ["Accept", "Content-Type", "User-Agent", "X-Request-ID", "Cache-Control", "WWW-Authenticate"]
         for name in sensitive { XCTAssertTrue(Redaction.isSensitive(headerName: name), name) }
         for name in plain { XCTAssertFalse(Redaction.isSensitive(headerName: name), name) }
     }
