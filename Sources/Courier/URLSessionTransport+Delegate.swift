@@ -78,12 +78,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             if let key = key as? String, let value = value as? String { headers[key] = value }
         }
         var report: ProgressReport?
+        // A HEAD answer, a 1xx, 204 or 304 has no body, whatever its Content-Length says (RFC 9110
+        // lets a 304 or a HEAD answer declare the size of the body a GET would get).
+        let status = http?.statusCode ?? 0
+        let hasBody = !(100...199 ~= status || status == 204 || status == 304)
+            && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
-            let expected = response.expectedContentLength
+            let expected = hasBody ? response.expectedContentLength : 0
             if entry.progress != nil {
                 // A compressed body's Content-Length counts compressed bytes, but the chunks
                 // arrive decompressed: no total then, rather than a wrong one.

@@ -122,6 +122,26 @@ final class PayloadIntegrationTests: IntegrationTestCase {
         }
     }
 
+    /// A 304 (or a HEAD answer) may declare the size of the body it does not send (RFC 9110);
+    /// that size is not a body over the limit.
+    func test_givenABodilessStatusDeclaringALargeLength_thenTheLimitDoesNotApply() throws {
+        struct Raw304: Endpoint {
+            typealias Response = HTTPResponse
+            var path: String { "raw" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody {
+                .data(Data("HTTP/1.1 304 Not Modified\r\nContent-Length: 100000000\r\nETag: \"v1\"\r\n\r\n".utf8),
+                      contentType: "application/octet-stream")
+            }
+            var acceptedStatusCodes: StatusCodeSet { .successful.union([304]) }
+        }
+        let client = try makeClient { $0.maximumResponseSize = 10_000 }
+        let response = try value(of: client.request(Raw304()))
+        XCTAssertEqual(response.statusCode, 304)
+        XCTAssertEqual(response.header("ETag"), "\"v1\"")
+        XCTAssertTrue(response.body.isEmpty)
+    }
+
     func test_givenAGzipEncodedBody_thenItArrivesDecompressed() throws {
         let client = try makeClient()
         let json = try value(of: client.request(LiveJSONEndpoint(path: "gzip")))
