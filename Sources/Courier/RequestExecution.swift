@@ -130,9 +130,22 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             return true
         }
         if proceed {
-            core.gate.submit(self, ticket: ticket)
+            // A cancellation or deadline between the check above and `submit` withdrew a ticket the
+            // gate did not have yet; if a pause then held it, it would stay held until `resume()`.
+            // Only a held request needs the check (one that passed sees its phase in `passGate`).
+            if core.gate.submit(self, ticket: ticket), !isQueued(ticket: ticket) {
+                core.gate.withdraw(ticket: ticket)
+            }
         } else {
             deadline.cancel()
+        }
+    }
+
+    /// Whether the current attempt still waits in the gate with `ticket`.
+    private func isQueued(ticket: UInt64) -> Bool {
+        state.withLock { state in
+            if case .queued(let queued) = state.phase { return queued == ticket }
+            return false
         }
     }
 

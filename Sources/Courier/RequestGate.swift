@@ -24,7 +24,7 @@ protocol GatedRequest: AnyObject, Sendable {
 /// - Requests whose endpoint does not require authentication bypass every pause (the lane a
 ///   credential refresh uses; simpler than telling apart who paused).
 /// - A held or queued request can be withdrawn (cancelled or timed out); it then never leaves
-///   the gate, and the gate lets go of it at once.
+///   the gate. The gate lets go of a held one at once, and of a queued one when its block runs.
 final class RequestGate: Sendable {
     /// The serial queue requests leave the gate on.
     let queue: DispatchQueue
@@ -63,6 +63,11 @@ final class RequestGate: Sendable {
         state.withLock { $0.pauseCount > 0 }
     }
 
+    /// How many requests the gate holds now (for tests and diagnostics).
+    var heldCount: Int {
+        state.withLock { $0.held.count }
+    }
+
     /// Holds every request that has not left the gate yet. Counted: each pause needs a resume.
     func pause() {
         state.withLock { $0.pauseCount += 1 }
@@ -98,7 +103,12 @@ final class RequestGate: Sendable {
 
     /// Puts `request` through the gate: held while paused; otherwise it leaves at once, or on the
     /// queue when earlier requests are still waiting there.
-    func submit(_ request: any GatedRequest, ticket: UInt64) {
+    ///
+    /// - Returns: `true` when the gate holds the request (it was paused). A request withdrawn
+    ///   before this call (a cancellation racing the submission) is then held anyway: the caller
+    ///   checks, and withdraws it again.
+    @discardableResult
+    func submit(_ request: any GatedRequest, ticket: UInt64) -> Bool {
         route(request, ticket: ticket, fromQueue: false)
     }
 
@@ -146,7 +156,9 @@ final class RequestGate: Sendable {
     }
 
     /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.
-    private func route(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) {
+    /// Returns `true` when the request is now held.
+    @discardableResult
+    private func route(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Bool {
         switch admit(request, ticket: ticket, fromQueue: fromQueue) {
         case .pass:
             request.passGate(ticket: ticket)
@@ -155,10 +167,13 @@ final class RequestGate: Sendable {
                 state.withLock { $0.queuedBlocks -= 1 }
                 route(request, ticket: ticket, fromQueue: true)
             }
-        case .held, .withdrawn:
+        case .held:
+            return true
+        case .withdrawn:
             break
         case .closed:
             request.gateClosed()
         }
+        return false
     }
 }

@@ -212,6 +212,31 @@ final class RequestGateTests: XCTestCase {
         XCTAssertEqual(log.all, ["first passed", "last passed"])
     }
 
+    /// A withdrawal that comes before the submission (a cancellation racing it) finds nothing;
+    /// `submit` then reports that it holds the request, so that the submitter withdraws it again.
+    func test_givenWithdrawnBeforeSubmission_whenSubmittedWhilePaused_thenSubmitReportsHeldAndASecondWithdrawFreesIt() {
+        let gate = RequestGate()
+        let log = Log()
+        weak var weakProbe: Probe?
+        gate.pause()
+        let ticket = gate.makeTicket()
+        gate.withdraw(ticket: ticket)
+        do {
+            let probe = Probe("late", log: log)
+            weakProbe = probe
+            XCTAssertTrue(gate.submit(probe, ticket: ticket), "a paused gate holds the submission")
+        }
+        XCTAssertEqual(gate.heldCount, 1)
+        gate.withdraw(ticket: ticket)
+        XCTAssertEqual(gate.heldCount, 0)
+        XCTAssertNil(weakProbe)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, [])
+        XCTAssertFalse(gate.submit(Probe("open", log: log), ticket: gate.makeTicket()), "an open gate does not hold")
+        XCTAssertEqual(log.all, ["open passed"])
+    }
+
     func test_givenBypassingRequest_whenPaused_thenItLeavesAnyway() {
         let gate = RequestGate()
         let log = Log()
@@ -360,6 +385,26 @@ final class RequestGateTests: XCTestCase {
         client.resume()
         _ = try client.request(Ping()).wait(within: 10)
         XCTAssertEqual(transport.sendCount, 1)
+    }
+
+    /// Deadlines of a microsecond fire on the scheduler's thread around each submission (before,
+    /// during or after the gate takes the request): once all have timed out, the gate holds none.
+    /// (The narrowest window, between the request's last check and the gate taking it, is too
+    /// short for this test to hit reliably; the gate-level test below pins the contract the
+    /// request relies on there.)
+    func test_givenPausedClient_whenDeadlinesFireDuringSubmission_thenNoTimedOutRequestStaysHeld() throws {
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = try makeClient(transport)
+        client.pause()
+        let promises = (0..<4_000).map { _ in client.request(Ping(timeout: 0.000_001)) }
+        for promise in promises {
+            XCTAssertThrowsError(try promise.wait(within: 10)) { error in
+                XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut")
+            }
+        }
+        XCTAssertEqual(client.core.gate.heldCount, 0, "timed-out requests are still held by the pause")
+        client.resume()
+        XCTAssertEqual(transport.sendCount, 0)
     }
 
     func test_givenClient_whenPausedFromManyThreads_thenIsPausedIsConsistent() throws {
