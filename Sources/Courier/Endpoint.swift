@@ -47,13 +47,16 @@ public protocol Endpoint: Sendable {
     /// The statuses that count as success and are decoded into ``Response``; default
     /// ``StatusCodeSet/successful`` (200–299).
     ///
-    /// Any other status becomes a ``NetworkError`` as usual (4xx ``NetworkError/clientError``,
-    /// 5xx ``NetworkError/serverError``, anything else ``NetworkError/unexpectedStatus``). An
-    /// accepted status is a success everywhere: it is not retried, plugins see `.success`, and
-    /// its body is decoded, so pair an accepted error status with a `Response` that can hold
-    /// its body (``HTTPResponse``, ``JSON``, ``DecodedResponse``). The authenticator's
-    /// ``Authenticator/isAuthenticationFailure(_:)`` is asked first, so accepting 401 does not
-    /// stop a credential refresh.
+    /// Any other status becomes a ``NetworkError`` as usual (4xx
+    /// ``NetworkError/clientError(statusCode:metadata:response:)``, 5xx
+    /// ``NetworkError/serverError(statusCode:metadata:response:)``, anything else, a 2xx left out
+    /// included, ``NetworkError/unexpectedStatus(statusCode:response:)``). An accepted status is a
+    /// success everywhere: it is not retried, plugins see `.success`, and its body is decoded, so
+    /// pair an accepted error status with a `Response` that can hold its body (``HTTPResponse``,
+    /// ``JSON``, ``DecodedResponse``). The authenticator's
+    /// ``Authenticator/isAuthenticationFailure(_:)`` is asked first: with an authenticator,
+    /// accepting 401 does not stop a credential refresh, and a 401 to the replay fails the
+    /// request with `clientError(401)` rather than being delivered.
     ///
     /// ```swift
     /// struct Avatar: Endpoint {

@@ -42,7 +42,7 @@ public struct HTTPResponse: Sendable, Equatable {
         headers.headerValue(name)
     }
 
-    /// `true` for a 2xx status.
+    /// `true` for a 2xx status (whatever an endpoint's ``Endpoint/acceptedStatusCodes`` says).
     public var isSuccess: Bool { (200...299).contains(statusCode) }
 }
 

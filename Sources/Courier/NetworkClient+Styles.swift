@@ -73,7 +73,8 @@ extension NetworkClient {
     }
 
     /// Sends `endpoint` and delivers the raw response once its status is classified: a status
-    /// outside 200...299 still rejects with a ``NetworkError``, but the body is not decoded.
+    /// outside the endpoint's ``Endpoint/acceptedStatusCodes`` (200...299 by default) still
+    /// rejects with a ``NetworkError``, but the body is not decoded.
     ///
     /// ```swift
     /// client.response(for: Avatar(id: 7)).done { response in save(response.body) }

@@ -11,7 +11,7 @@ import Promises
 /// 2. pass the pause gate (``pause()``/``resume()``),
 /// 3. apply the authenticator's credential and the plugins,
 /// 4. send it through the transport, with one deadline per attempt,
-/// 5. classify the status (2xx succeeds; see ``NetworkError``),
+/// 5. classify the status (2xx succeeds, or the endpoint's ``Endpoint/acceptedStatusCodes``; see ``NetworkError``),
 /// 6. react: authentication failure, retry per the endpoint's ``RetryPolicy``,
 /// 7. decode the body into `E.Response`,
 /// 8. deliver.

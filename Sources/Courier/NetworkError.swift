@@ -36,7 +36,9 @@ public enum NetworkError: Error, Sendable {
     ///   - response: the whole response.
     case serverError(statusCode: Int, metadata: ServerMetadata?, response: HTTPResponse)
     /// The server answered with a status that is neither a success (`2xx`) nor an error
-    /// (`4xx`/`5xx`): `1xx`, `3xx`, or anything outside `100...599`.
+    /// (`4xx`/`5xx`): `1xx`, `3xx`, or anything outside `100...599`; also a `2xx` that the
+    /// endpoint's ``Endpoint/acceptedStatusCodes`` leaves out. A status the endpoint accepts is
+    /// never an error.
     ///
     /// - Parameters:
     ///   - statusCode: the HTTP status.

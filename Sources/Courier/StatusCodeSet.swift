@@ -30,7 +30,7 @@ public struct StatusCodeSet: Sendable, Hashable, ExpressibleByArrayLiteral, Cust
 
     /// The codes in `codes`.
     ///
-    /// - Parameter codes: A range such as `200...299`; an empty range gives an empty set.
+    /// - Parameter codes: A range such as `200...299`.
     public init(_ codes: ClosedRange<Int>) {
         ranges = [codes]
     }

@@ -18,8 +18,9 @@ import FoundationNetworking
 ///   task is cancelled and the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes").
 /// - A fractional `timeoutInterval` is rounded up to whole seconds before the request is handed
-///   to `URLSession` (FoundationNetworking truncates it), and an infinite or NaN one becomes
-///   7 days (FoundationNetworking traps on it); the client's own deadline keeps the exact value.
+///   to `URLSession` (FoundationNetworking truncates it), and an infinite, NaN, zero, negative
+///   or longer than 7 days one becomes 7 days (FoundationNetworking traps on the extremes and
+///   times out at once on zero or less); the client's own deadline keeps the exact value.
 /// - `URLError`s are reported as they are; the client maps them (`.timedOut` to
 ///   ``NetworkError/timedOut``, `.cancelled` to ``NetworkError/cancelled``, others to
 ///   ``NetworkError/transport(underlying:)``).
@@ -40,7 +41,8 @@ public final class URLSessionTransport: HTTPTransport {
         case sameOrigin
         /// Follow none: every 3xx is delivered as the response. The client then fails the
         /// request with ``NetworkError/unexpectedStatus(statusCode:response:)``, whose response
-        /// carries the `Location` header.
+        /// carries the `Location` header (unless the endpoint's ``Endpoint/acceptedStatusCodes``
+        /// accepts that 3xx: then it is the response).
         case never
     }
 

@@ -117,8 +117,8 @@ struct StubTask: TransportTask {
 enum StubFixtures {
     static func load(from folder: URL, method: HTTPMethod, path: [String]) -> Result<Data, StubError> {
         let relative = path.isEmpty ? "index" : path.joined(separator: "/")
-        // Only files inside the folder: a segment that climbs out ("..", "%2E%2E" once decoded
-        // by a plugin, say) finds no fixture.
+        // Only files inside the folder. The client already refuses an endpoint path with a ".."
+        // segment; this keeps the loader safe on its own.
         if path.contains(where: { $0 == "." || $0 == ".." }) {
             return .failure(.missingFixture(request: "\(method.rawValue) /\(relative)", searched: []))
         }
