@@ -45,16 +45,39 @@ final class AuthenticationRefresh: Sendable {
         authenticator: any Authenticator, core: ClientCore
     ) {
         let failedCredential = authenticator.credentialIdentifier(of: request)
-        var decided: Step?
-        while decided == nil {
-            // The current credential is read outside the lock (`apply` is user code). A refresh
-            // that ends meanwhile may have replaced it, so the decision below is taken only if no
-            // refresh ended since the read; otherwise the credential is read again. (Without this
-            // check a stale read started a second refresh right after the first one ended.)
+        let step = decide(
+            for: waiter, failedCredential: failedCredential, sentInGeneration: sentInGeneration,
+            authenticator: authenticator, baseURL: core.configuration.baseURL)
+        switch step {
+        case .joined:
+            break
+        case .replay:
+            _ = waiter.replayAfterAuthentication()
+        case .failed(let error):
+            waiter.fail(.authenticationFailed(underlying: error))
+        case .refresh:
+            core.gate.pause()
+            authenticator.refresh(failedCredential: failedCredential)
+                .timeout(seconds: core.configuration.timeout)
+                .tap { [self] result in finish(result, replacing: failedCredential, gate: core.gate) }
+                .catch { _ in }
+        }
+    }
+
+    /// What to do with one authentication failure; registers `waiter` when it joins or starts a refresh.
+    ///
+    /// The current credential is read outside the lock (`apply` is user code). A refresh that ends
+    /// meanwhile may have replaced it, so the decision is taken only if no refresh ended since the
+    /// read; otherwise the credential is read again. (Without this check a stale read started a
+    /// second refresh right after the first one ended.) Each repeat needs a refresh to have ended.
+    private func decide(
+        for waiter: any AuthenticationWaiter, failedCredential: String?, sentInGeneration: UInt64,
+        authenticator: any Authenticator, baseURL: URL
+    ) -> Step {
+        while true {
             let observedGeneration = generation
-            let current = authenticator.credentialIdentifier(
-                of: authenticator.apply(to: URLRequest(url: core.configuration.baseURL)))
-            decided = state.withLock { state -> Step? in
+            let current = authenticator.credentialIdentifier(of: authenticator.apply(to: URLRequest(url: baseURL)))
+            let step = state.withLock { state -> Step? in
                 guard state.generation == observedGeneration else { return nil }
                 if state.isRefreshing {
                     state.waiters.append(waiter)
@@ -72,21 +95,7 @@ final class AuthenticationRefresh: Sendable {
                 state.waiters.append(waiter)
                 return .refresh
             }
-        }
-        guard let step = decided else { return }
-        switch step {
-        case .joined:
-            break
-        case .replay:
-            _ = waiter.replayAfterAuthentication()
-        case .failed(let error):
-            waiter.fail(.authenticationFailed(underlying: error))
-        case .refresh:
-            core.gate.pause()
-            authenticator.refresh(failedCredential: failedCredential)
-                .timeout(seconds: core.configuration.timeout)
-                .tap { [self] result in finish(result, replacing: failedCredential, gate: core.gate) }
-                .catch { _ in }
+            if let step { return step }
         }
     }
 
