@@ -19,6 +19,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: Data
     /// The URL of the response (after redirects), when known.
     public var url: URL?
+    /// Where the body is when it was written to a file rather than kept in memory (a
+    /// ``NetworkClient/download(_:to:progress:)``); ``body`` is empty then. `nil` for a body in memory.
+    public var bodyFileURL: URL?
 
     /// Creates a response.
     ///
@@ -27,11 +30,16 @@ public struct HTTPResponse: Sendable, Equatable {
     ///   - headers: the header fields; default none.
     ///   - body: the body; default empty.
     ///   - url: the URL the response came from; default `nil`.
-    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL? = nil) {
+    ///   - bodyFileURL: the file holding the body, when a transport wrote it to disk (see
+    ///     ``TransportContext/writesBodyToFile``); default `nil`, the body is `body`.
+    public init(
+        statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL? = nil, bodyFileURL: URL? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
+        self.bodyFileURL = bodyFileURL
     }
 
     /// The value of the header field `name`, compared case-insensitively
@@ -64,7 +72,7 @@ extension HTTPResponse: CustomStringConvertible {
         if let url {
             text += " " + Redaction.redact(url)
         }
-        text += " (\(body.count) bytes)"
+        text += bodyFileURL == nil ? " (\(body.count) bytes)" : " (body in a file)"
         let shown = Redaction.redact(headers)
         if !shown.isEmpty {
             let fields = shown.keys.sorted().map { "\($0): \(shown[$0] ?? "")" }
@@ -107,6 +115,7 @@ extension HTTPResponse: CustomReflectable {
             "statusCode": statusCode, "headers": Redaction.redact(headers).mapValues(Redaction.scrub),
             "body": "\(body.count) bytes",
             "url": url.map(Redaction.redact) as Any,
+            "bodyFileURL": bodyFileURL as Any,
         ], displayStyle: .struct)
     }
 }

@@ -27,6 +27,13 @@ public struct TransportContext: Sendable {
     /// context.progress?(TransferProgress(bytesSent: sent, totalBytesToSend: total))
     /// ```
     public internal(set) var progress: (@Sendable (TransferProgress) -> Void)?
+    /// `true` for a download (``NetworkClient/download(_:to:progress:)``): the caller wants the
+    /// body on disk, not in memory. A transport that can stream it writes it to a file of its own
+    /// (in a temporary directory; the client moves or deletes it) and reports that file in
+    /// ``HTTPResponse/bodyFileURL`` with an empty ``HTTPResponse/body``; such a body is not held to
+    /// ``maximumResponseSize``. A transport that ignores this answers in memory as usual, and the
+    /// client writes the body to the destination itself.
+    public internal(set) var writesBodyToFile: Bool
 
     /// Creates a context.
     ///
@@ -37,13 +44,15 @@ public struct TransportContext: Sendable {
     ///   - scheduler: The clock for simulated delays. Default: ``DispatchScheduler``.
     ///   - maximumResponseSize: The body size limit in bytes. Default: 50 MiB.
     ///   - progress: Where the transport reports progress. Default: `nil`, nobody listens.
+    ///   - writesBodyToFile: Whether the body should go to a file (a download). Default: `false`.
     public init(
         method: HTTPMethod,
         endpointPath: String,
         sampleData: Data = Data(),
         scheduler: any RequestScheduler = DispatchScheduler(),
         maximumResponseSize: Int = 50 * 1024 * 1024,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        writesBodyToFile: Bool = false
     ) {
         self.method = method
         self.endpointPath = endpointPath
@@ -51,6 +60,7 @@ public struct TransportContext: Sendable {
         self.scheduler = scheduler
         self.maximumResponseSize = maximumResponseSize
         self.progress = progress
+        self.writesBodyToFile = writesBodyToFile
     }
 }
 
@@ -86,7 +96,9 @@ public protocol HTTPTransport: Sendable {
     ///   - completion: Call it exactly once with any HTTP response (whatever its status) or with
     ///     the error that prevented one, on any thread, possibly before `send` returns.
     ///     After the task was cancelled, report `URLError(.cancelled)` or nothing at all: the
-    ///     client settles a cancelled request itself and ignores late completions.
+    ///     client settles a cancelled request itself and ignores late completions. A response
+    ///     whose ``HTTPResponse/bodyFileURL`` is set hands that file over: the client moves it
+    ///     (a download) or reads and deletes it, even when the completion comes late.
     /// - Returns: A handle the client uses to cancel the request.
     func send(
         _ request: URLRequest,

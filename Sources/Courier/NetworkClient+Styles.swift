@@ -53,7 +53,7 @@ extension NetworkClient {
 
     /// A promise of the execution that `make` builds for its resolver, started; cancelling the
     /// promise cancels the execution. A request that cannot be built rejects the promise.
-    private func promised<R: Sendable>(
+    func promised<R: Sendable>(
         _ make: (Resolver<R>) throws(NetworkError) -> RequestExecution<R>
     ) -> Promise<R> {
         let (promise, resolver) = Promise<R>.pending()
@@ -242,15 +242,15 @@ extension NetworkClient {
     }
 
     /// Builds the request and the execution that carries it through the pipeline.
-    private func buildExecution<E: Endpoint, R: Sendable>(
+    func buildExecution<E: Endpoint, R: Sendable>(
         _ endpoint: E, resolver: Resolver<R>?, handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
-        progress: ProgressHandler? = nil,
+        progress: ProgressHandler? = nil, writesBodyToFile: Bool = false,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
         let request = try core.builder.makeURLRequest(for: endpoint)
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
-            needsDecoding: needsDecoding, progress: progress, decode: decode)
+            needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile, decode: decode)
     }
 }
 

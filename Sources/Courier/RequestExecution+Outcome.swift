@@ -12,7 +12,8 @@ extension RequestExecution {
     ///
     /// `decodeElsewhere` is `true` when the transport answered inside a `send` that was not
     /// called on the thread that called `request` (see ``deliver(_:decodeElsewhere:)``).
-    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool) {
+    func evaluate(_ answer: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool) {
+        let result = bodyWhereNeeded(answer)
         let parser = core.configuration.errorMetadataParser  // one field, not a copy of the whole configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -35,6 +36,7 @@ extension RequestExecution {
             case .success: error = .clientError(
                 statusCode: response.statusCode, metadata: parser(response), response: response)
             }
+            DownloadStorage.discard(response)  // an accepted 401 downloaded to a file: replayed or failed
             handleAuthenticationFailure(error, response: response, request: sent, authenticator: authenticator)
             return
         }
@@ -43,6 +45,17 @@ extension RequestExecution {
         case .success(let response): deliver(response, decodeElsewhere: decodeElsewhere)
         case .failure(let error): retryOrFail(error)
         }
+    }
+
+    /// `answer` with a body the transport wrote to a file read into memory (and the file
+    /// deleted), unless the body stays on disk: a download whose status the endpoint accepts.
+    /// An error body is read for its metadata, at most ``TransportContext/maximumResponseSize``
+    /// bytes of it; a request that is not a download fails when the file holds more.
+    private func bodyWhereNeeded(_ answer: Result<HTTPResponse, any Error>) -> Result<HTTPResponse, any Error> {
+        guard case .success(let response) = answer, response.bodyFileURL != nil else { return answer }
+        let isDownload = context.writesBodyToFile
+        if isDownload && acceptedStatusCodes.contains(response.statusCode) { return answer }
+        return DownloadStorage.readIntoMemory(response, limit: context.maximumResponseSize, failWhenLarger: !isDownload)
     }
 
     /// The seam for the credential refresh: called when the authenticator recognises `response`

@@ -52,6 +52,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         handler: Handler? = nil,
         needsDecoding: Bool = true,
         progress: ProgressHandler? = nil,
+        writesBodyToFile: Bool = false,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -66,7 +67,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
         self.context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
-            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize)
+            scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
+            writesBodyToFile: writesBodyToFile)
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver
@@ -279,7 +281,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             return (state.deadline, duringSend)
         }
         withExtendedLifetime(finishedTask) {}
-        guard let accepted else { return }  // late: the request timed out or was cancelled
+        guard let accepted else {
+            // Late: the request timed out or was cancelled. A body the transport wrote to a
+            // file is nobody's now.
+            DownloadStorage.discard(result)
+            return
+        }
         accepted.deadline?.cancel()
         evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
     }

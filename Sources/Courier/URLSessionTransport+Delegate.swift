@@ -7,7 +7,8 @@ import FoundationNetworking
 /// the outcome to the task's completion handler exactly once.
 // @unchecked: NSObject subclasses cannot be checked; the only mutable state, `tasks`, lives in a
 // `Protected` lock-box and is touched only inside `withLock`.
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
+    @unchecked Sendable {
     private struct Entry: Sendable {
         let originalURL: URL?
         let maximumSize: Int
@@ -16,6 +17,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var headers: [String: String] = [:]
         var url: URL?
         var body = Data()
+        /// A download task's body, moved out of URLSession's temporary file (which it deletes).
+        var bodyFile: URL?
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
         var failure: NetworkError?
         /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
@@ -73,10 +76,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = dataTask.taskIdentifier
         let http = response as? HTTPURLResponse
-        var headers: [String: String] = [:]
-        for (key, value) in http?.allHeaderFields ?? [:] {
-            if let key = key as? String, let value = value as? String { headers[key] = value }
-        }
+        let headers = Self.headers(of: http)
         var report: ProgressReport?
         // A HEAD answer, a 1xx, 204 or 304 has no body, whatever its Content-Length says (RFC 9110
         // lets a 304 or a HEAD answer declare the size of the body a GET would get).
@@ -114,6 +114,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
         // (or the client's deadline reports a retryable `.timedOut`): cancel the task outright.
         if limit != nil { dataTask.cancel() }
+    }
+
+    /// The header fields of `response` as strings.
+    private static func headers(of response: HTTPURLResponse?) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (key, value) in response?.allHeaderFields ?? [:] {
+            if let key = key as? String, let value = value as? String { headers[key] = value }
+        }
+        return headers
     }
 
     /// The most memory set aside for a body before it arrives, whatever its declared length.
@@ -157,6 +166,43 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
+    // MARK: URLSessionDownloadDelegate
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        let identifier = downloadTask.taskIdentifier
+        guard tasks.withLock({ $0[identifier] != nil }) else { return }
+        // URLSession deletes `location` when this method returns: keep the body in a file of our own.
+        let kept = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-download-\(UUID().uuidString)")
+        do {
+            try FileManager.default.moveItem(at: location, to: kept)
+        } catch {
+            fail(identifier, with: .transport(underlying: error))
+            return
+        }
+        let recorded = tasks.withLock { tasks -> Bool in
+            guard tasks[identifier] != nil else { return false }
+            tasks[identifier]?.bodyFile = kept
+            return true
+        }
+        if !recorded { try? FileManager.default.removeItem(at: kept) }
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        // As for a data task: a compressed body's declared length counts compressed bytes.
+        let encoding = (downloadTask.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+        let compressed = encoding.map { !$0.isEmpty && $0.lowercased() != "identity" } ?? false
+        updateProgress(downloadTask.taskIdentifier) { transfer in
+            transfer.bytesReceived = totalBytesWritten
+            transfer.totalBytesToReceive = totalBytesExpectedToWrite >= 0 && !compressed ? totalBytesExpectedToWrite : nil
+        }
+    }
+
+    // MARK: URLSessionTaskDelegate
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -177,7 +223,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
-        guard let entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        if entry.statusCode == nil, let http = task.response as? HTTPURLResponse {
+            // A download task has no `didReceive response` callback: its response is read here.
+            entry.statusCode = http.statusCode
+            entry.headers = Self.headers(of: http)
+            entry.url = http.url
+        }
         let result: Result<HTTPResponse, any Error>
         if let failure = entry.failure {
             result = .failure(failure)
@@ -185,10 +237,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             result = .failure(error)
         } else if let statusCode = entry.statusCode {
             result = .success(HTTPResponse(
-                statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL))
+                statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL,
+                bodyFileURL: entry.bodyFile))
         } else {
             result = .failure(URLError(.badServerResponse))
         }
+        if case .failure = result, let file = entry.bodyFile { try? FileManager.default.removeItem(at: file) }
         // Off the session's serial delegate queue: the client classifies and decodes in the
         // completion, which must not hold up the other tasks' callbacks.
         let completion = entry.completion

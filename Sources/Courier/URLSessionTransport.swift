@@ -16,7 +16,9 @@ import FoundationNetworking
 ///   ``NetworkError/invalidRequest(reason:)`` rather than sending anything in clear text.
 /// - A body larger than ``TransportContext/maximumResponseSize`` is not read to the end: the
 ///   task is cancelled and the request fails with
-///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes").
+///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes"). A download
+///   (``TransportContext/writesBodyToFile``) runs as a download task instead: its body goes to a
+///   temporary file as it arrives, reported in ``HTTPResponse/bodyFileURL``, and is not limited.
 /// - A fractional `timeoutInterval` is rounded up to whole seconds before the request is handed
 ///   to `URLSession` (FoundationNetworking truncates it), and an infinite, NaN, zero, negative
 ///   or longer than 7 days one becomes 7 days (FoundationNetworking traps on the extremes and
@@ -125,14 +127,17 @@ public final class URLSessionTransport: HTTPTransport {
             // only a backstop and must never fire first: round it up.
             request.timeoutInterval = timeout.rounded(.up)
         }
-        let task = session.dataTask(with: request)
+        // A download streams the body to a file (not held to the size limit); anything else
+        // collects it in memory.
+        let task: URLSessionTask = context.writesBodyToFile
+            ? session.downloadTask(with: request) : session.dataTask(with: request)
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize,
             bodySize: request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
             progress: context.progress, completion: completion)
         task.resume()
-        return DataTaskHandle(task: task)
+        return TaskHandle(task: task)
     }
 }
 
@@ -141,11 +146,11 @@ private struct NoTask: TransportTask {
     func cancel() {}
 }
 
-/// Cancels a `URLSessionDataTask`.
+/// Cancels a `URLSessionTask` (a data or a download task).
 // @unchecked: the only stored property is a constant reference to a URLSessionTask, whose
 // `cancel()` is documented as safe to call from any thread (and after completion it does nothing).
-private struct DataTaskHandle: TransportTask, @unchecked Sendable {
-    let task: URLSessionDataTask
+private struct TaskHandle: TransportTask, @unchecked Sendable {
+    let task: URLSessionTask
 
     func cancel() {
         task.cancel()

@@ -193,3 +193,12 @@ final class AttemptRecorder: RequestPlugin, @unchecked Sendable {
         receiving.wait(timeout: .now() + seconds) == .success
     }
 }
+
+/// A thread-safe list of progress reports.
+final class ReportLog: @unchecked Sendable {
+    // @unchecked: `reports` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var reports: [TransferProgress] = []
+    var all: [TransferProgress] { lock.withLock { reports } }
+    func add(_ report: TransferProgress) { lock.withLock { reports.append(report) } }
+}

@@ -66,13 +66,4 @@ final class ProgressIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(reports.all.map(\.totalBytesToReceive), Array(repeating: nil, count: reports.all.count))
         XCTAssertFalse(reports.all.isEmpty)
     }
-
-    /// A thread-safe list of reports.
-    private final class ReportLog: @unchecked Sendable {
-        // @unchecked: `reports` is only touched while `lock` is held.
-        private let lock = NSLock()
-        private var reports: [TransferProgress] = []
-        var all: [TransferProgress] { lock.withLock { reports } }
-        func add(_ report: TransferProgress) { lock.withLock { reports.append(report) } }
-    }
 }

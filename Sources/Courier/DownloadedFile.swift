@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The outcome of ``NetworkClient/download(_:to:progress:)``: where the body was saved, and the
+/// response it came with.
+///
+/// ```swift
+/// client.download(Report(id: 7), to: reportsFolder.appendingPathComponent("7.pdf"))
+///     .done { file in print("saved", file.fileURL.path, file.response.header("ETag") ?? "") }
+/// ```
+public struct DownloadedFile: Sendable, Equatable {
+    /// The file holding the body: the destination the download was given.
+    public let fileURL: URL
+    /// The response, its status accepted by the endpoint. Its ``HTTPResponse/body`` is empty and
+    /// its ``HTTPResponse/bodyFileURL`` is ``fileURL``.
+    public let response: HTTPResponse
+
+    /// Creates a value (for tests of code that consumes downloads).
+    ///
+    /// - Parameters:
+    ///   - fileURL: Where the body is.
+    ///   - response: The response it came with.
+    public init(fileURL: URL, response: HTTPResponse) {
+        self.fileURL = fileURL
+        self.response = response
+    }
+}
+
+/// Moves a downloaded body to its destination, reads one into memory when it is needed there (an
+/// error body, for its metadata), and deletes the files nobody will claim.
+enum DownloadStorage {
+    /// Refuses a destination that cannot be a file, before anything is sent.
+    static func validate(_ destination: URL) throws(NetworkError) {
+        guard destination.isFileURL, !destination.path.isEmpty, !destination.hasDirectoryPath else {
+            throw NetworkError.invalidRequest(
+                reason: "a download destination must be the URL of a file, not \(Redaction.redact(destination))")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw NetworkError.invalidRequest(
+                reason: "the download destination \(destination.path) is a directory")
+        }
+    }
+
+    /// Puts the body of `response` at `destination`, replacing any file there and creating missing
+    /// directories: moves the transport's file, or writes a body the transport kept in memory.
+    ///
+    /// - Returns: The saved file, or ``NetworkError/decodingFailed(underlying:response:)`` carrying
+    ///   the file system's error when it could not be saved (the transport's file is deleted then).
+    static func save(_ response: HTTPResponse, to destination: URL) -> Result<DownloadedFile, NetworkError> {
+        let files = FileManager.default
+        var saved = response
+        saved.body = Data()
+        saved.bodyFileURL = destination
+        do {
+            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if let source = response.bodyFileURL {
+                if files.fileExists(atPath: destination.path) { try files.removeItem(at: destination) }
+                try files.moveItem(at: source, to: destination)
+            } else {
+                try response.body.write(to: destination, options: .atomic)
+            }
+        } catch {
+            discard(response)
+            var failed = response
+            failed.bodyFileURL = nil
+            return .failure(.decodingFailed(underlying: error, response: failed))
+        }
+        return .success(DownloadedFile(fileURL: destination, response: saved))
+    }
+
+    /// `response` with its file's content in ``HTTPResponse/body`` (the file deleted): at most
+    /// `limit` bytes. When the file holds more, `tooLarge` decides: `true` fails with
+    /// ``NetworkError/invalidRequest(reason:)`` ("response larger than …"), `false` keeps the
+    /// first `limit` bytes (enough for an error body's metadata). A file that cannot be read
+    /// fails as a transport error.
+    static func readIntoMemory(
+        _ response: HTTPResponse, limit: Int, failWhenLarger tooLarge: Bool
+    ) -> Result<HTTPResponse, any Error> {
+        guard let file = response.bodyFileURL else { return .success(response) }
+        defer { try? FileManager.default.removeItem(at: file) }
+        var loaded = response
+        loaded.bodyFileURL = nil
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let wanted = limit < Int.max ? limit + 1 : limit
+            var body = try handle.read(upToCount: wanted) ?? Data()
+            if body.count > limit {
+                if tooLarge { return .failure(NetworkError.responseTooLarge(limit: limit)) }
+                body = body.prefix(limit)
+            }
+            loaded.body = body
+            return .success(loaded)
+        } catch {
+            return .failure(NetworkError.transport(underlying: error))
+        }
+    }
+
+    /// Deletes the transport's file of a response nobody will use (a late or failed attempt).
+    static func discard(_ response: HTTPResponse) {
+        if let file = response.bodyFileURL { try? FileManager.default.removeItem(at: file) }
+    }
+
+    /// ``discard(_:)`` for a transport's result.
+    static func discard(_ result: Result<HTTPResponse, any Error>) {
+        if case .success(let response) = result { discard(response) }
+    }
+}

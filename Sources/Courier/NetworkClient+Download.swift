@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+extension NetworkClient {
+    /// Sends `endpoint` and saves the response body to the file `destination`, streaming it to
+    /// disk instead of holding it in memory (Alamofire's `download(_:to:)`, Get's `download(for:)`).
+    ///
+    /// The request runs the whole pipeline: the pause gate, credentials and the refresh on a 401,
+    /// plugins, the deadline (the endpoint's ``Endpoint/timeout`` covers the whole download),
+    /// retries, and status classification.
+    /// - On an accepted status (``Endpoint/acceptedStatusCodes``, 200...299 by default) the body
+    ///   is moved to `destination`: an existing file there is replaced, missing directories are
+    ///   created. With ``URLSessionTransport`` the body goes to disk as it arrives and is not held
+    ///   to ``Configuration/maximumResponseSize``; a transport that answers in memory (stubs, your
+    ///   own) is held to it, and the client writes the body out.
+    /// - Any other status rejects as ``request(_:)`` would, with the server's metadata read from
+    ///   the error body; nothing is written to `destination`.
+    /// - A destination that is not a file URL, or is a directory, rejects with
+    ///   ``NetworkError/invalidRequest(reason:)`` before anything is sent. A file that cannot be
+    ///   saved (no permission, disk full) rejects with
+    ///   ``NetworkError/decodingFailed(underlying:response:)`` carrying the file system's error.
+    ///
+    /// Cancelling the promise cancels the transfer; a partly received body is deleted. In async
+    /// code, await the promise's value: cancelling the task then cancels the download.
+    ///
+    /// ```swift
+    /// let target = FileManager.default.temporaryDirectory.appendingPathComponent("video.mp4")
+    /// client.download(Video(id: 3), to: target, progress: ProgressHandler(queue: .main) { progress in
+    ///     bar.value = progress.receiveFraction ?? 0
+    /// }).done(on: .main) { file in
+    ///     player.open(file.fileURL)
+    /// }
+    ///
+    /// let file = try await client.download(Video(id: 3), to: target).value
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used.
+    ///   - destination: The file URL to save the body to.
+    ///   - progress: Where progress reports go (see ``ProgressHandler``). Default: `nil`, none.
+    /// - Returns: A promise of the saved file; it rejects with a ``NetworkError`` (or
+    ///   ``/Promises/PromiseError/cancelled`` when the promise itself was cancelled).
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, progress: ProgressHandler? = nil
+    ) -> Promise<DownloadedFile> {
+        promised { resolver throws(NetworkError) in
+            try makeDownload(endpoint, to: destination, resolver: resolver, handler: nil, progress: progress)
+        }
+    }
+
+    /// ``download(_:to:progress:)`` in the completion-handler style: `completion` runs once, on
+    /// ``Configuration/callbackQueue``.
+    ///
+    /// ```swift
+    /// let task = client.download(Video(id: 3), to: target) { result in
+    ///     if case .success(let file) = result { print("saved", file.fileURL.path) }
+    /// }
+    /// task.cancel()   // completion receives .failure(.cancelled); nothing is left on disk
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used.
+    ///   - destination: The file URL to save the body to.
+    ///   - progress: Where progress reports go. Default: `nil`, none.
+    ///   - completion: Receives the saved file or a ``NetworkError``.
+    /// - Returns: A handle that cancels the download.
+    @discardableResult
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<DownloadedFile, NetworkError>) -> Void
+    ) -> RequestTask {
+        let queue = core.configuration.callbackQueue
+        let execution: RequestExecution<DownloadedFile>
+        do {
+            execution = try makeDownload(
+                endpoint, to: destination, resolver: nil, handler: (queue, completion), progress: progress)
+        } catch {
+            queue.async { completion(.failure(error)) }
+            return RequestTask {}
+        }
+        execution.start()
+        return RequestTask { [weak execution] in execution?.cancel() }
+    }
+
+    /// The execution of a download: the shared pipeline, with the transport asked to write the
+    /// body to a file and "decoding" being the move to `destination`.
+    private func makeDownload<E: Endpoint>(
+        _ endpoint: E, to destination: URL, resolver: Resolver<DownloadedFile>?,
+        handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?
+    ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
+        try DownloadStorage.validate(destination)
+        // "Decoding" touches the file system: it must not run on a gate's queue, so it counts as
+        // decoding for where it runs.
+        return try buildExecution(
+            endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress,
+            writesBodyToFile: true
+        ) { response in
+            DownloadStorage.save(response, to: destination)
+        }
+    }
+}

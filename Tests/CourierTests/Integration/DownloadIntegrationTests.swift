@@ -1,0 +1,107 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+
+/// Downloads over URLSession against the loopback server: the body goes to disk through a
+/// download task, error bodies still carry metadata, and cancellation and timeouts leave nothing.
+final class DownloadIntegrationTests: IntegrationTestCase {
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("DownloadIT-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    /// The transport's own files (`courier-download-…` in the temporary directory) that exist now.
+    private func transportFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("courier-download-") })
+    }
+
+    /// The bytes `/bytes/<n>` serves: 0, 1, …, 255, 0, 1, …
+    private func pattern(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8($0 % 256) })
+    }
+
+    func test_givenOneMebibyte_whenDownloaded_thenTheFileHoldsItAndTheSizeLimitForMemoryDoesNotApply() throws {
+        let size = 1 << 20
+        let client = try makeClient { $0.maximumResponseSize = 1_024 }   // far below the body: downloads stream to disk
+        let destination = scratch.appendingPathComponent("sub/one.bin")
+        let queue = DispatchQueue(label: "download.progress")
+        let reports = ReportLog()
+        let progress = ProgressHandler(queue: queue) { reports.add($0) }
+
+        let file = try value(of: client.download(LiveJSONEndpoint(path: "bytes/\(size)"), to: destination, progress: progress),
+                             within: 20)
+        queue.sync {}
+
+        XCTAssertEqual(file.fileURL, destination)
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(file.response.statusCode, 200)
+        XCTAssertEqual(file.response.header("content-type"), "application/octet-stream")
+        XCTAssertTrue(file.response.body.isEmpty)
+        XCTAssertEqual(reports.all.last?.bytesReceived, Int64(size), "progress counts the bytes written")
+        XCTAssertEqual(reports.all.last?.totalBytesToReceive, Int64(size))
+    }
+
+    func test_givenAnErrorStatus_whenDownloaded_thenTheMetadataArrivesAndNoFileIsLeft() throws {
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("missing.bin")
+
+        let error = failure(of: client.download(LiveJSONEndpoint(path: "status/404"), to: destination))
+
+        XCTAssertEqual(errorKind(error ?? PromiseError.cancelled), "clientError(404)")
+        XCTAssertNotNil((error as? NetworkError)?.metadata?.message, "the error body was read from the downloaded file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertTrue(transportFiles().isSubset(of: before), "the transport's file of the 404 body is deleted")
+    }
+
+    func test_givenASlowBody_whenTheDeadlinePasses_thenTheDownloadTimesOutAndWritesNothing() throws {
+        let client = try makeClient()
+        var endpoint = LiveJSONEndpoint(path: "drip")
+        endpoint.query = [URLQueryItem(name: "length", value: "1000000")]
+        endpoint.timeout = 0.5
+        let destination = scratch.appendingPathComponent("slow.bin")
+
+        let error = failure(of: client.download(endpoint, to: destination))
+
+        XCTAssertEqual(errorKind(error ?? PromiseError.cancelled), "timedOut")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    func test_givenADownloadInFlight_whenCancelled_thenItSettlesCancelledAndWritesNothing() throws {
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("cancelled.bin")
+        let started = expectation(description: "bytes arriving")
+        started.assertForOverFulfill = false
+        let promise = client.download(
+            LiveJSONEndpoint(path: "drip"), to: destination,
+            progress: ProgressHandler { report in if report.bytesReceived > 0 { started.fulfill() } })
+        wait(for: [started], timeout: 10)
+
+        promise.cancel()
+
+        XCTAssertEqual(errorKind(failure(of: promise) ?? NetworkError.timedOut), "PromiseError.cancelled")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertTrue(transportFiles().isSubset(of: before))
+    }
+
+    func test_givenARedirect_whenDownloaded_thenTheFinalBodyIsSavedWithItsURL() throws {
+        let client = try makeClient()
+        var endpoint = LiveJSONEndpoint(path: "redirect-to")
+        endpoint.query = [URLQueryItem(name: "url", value: "/bytes/300")]
+        let destination = scratch.appendingPathComponent("redirected.bin")
+
+        let file = try value(of: client.download(endpoint, to: destination))
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(300))
+        XCTAssertEqual(file.response.url?.path, "/bytes/300")
+    }
+}
