@@ -41,12 +41,18 @@ public enum CurlCommand {
     /// - Parameter request: Any request; credentials in it are redacted, not removed.
     /// - Returns: A command of one line per option, joined with ` \` continuations.
     public static func string(for request: URLRequest) -> String {
+        string(for: request, uploadFile: nil)
+    }
+
+    /// The command for `request`, whose body streams from `uploadFile` when it is set
+    /// (a ``RequestBody/file(_:contentType:)`` body): curl reads the same file.
+    static func string(for request: URLRequest, uploadFile: URL?) -> String {
         let method = request.httpMethod ?? "GET"
         let body = request.httpBody.flatMap { $0.isEmpty ? nil : $0 }
         let url = Redaction.scrub(request.url.map(Redaction.redact) ?? "<no URL>")
         var first = "curl"
         switch method {
-        case "GET" where body == nil: break  // with a body, curl would send a POST
+        case "GET" where body == nil && uploadFile == nil: break  // with a body, curl would send a POST
         case "HEAD": first += " --head"
         default: first += " -X " + quote(method)
         }
@@ -60,6 +66,8 @@ public enum CurlCommand {
         if let body {
             let contentType = headers.headerValue("Content-Type")
             lines.append("--data-raw " + quote(printable(body, contentType: contentType)))
+        } else if let uploadFile {
+            lines.append("--data-binary @" + quote(uploadFile.path))
         }
         return Redaction.scrub(lines.joined(separator: " \\\n  "))
     }
@@ -110,6 +118,7 @@ extension NetworkClient {
     ///
     /// - Throws: What ``makeURLRequest(for:)`` throws.
     public func curlCommand<E: Endpoint>(for endpoint: E) throws -> String {
-        CurlCommand.string(for: try makeURLRequest(for: endpoint))
+        let built = try core.builder.makeRequest(for: endpoint)
+        return CurlCommand.string(for: built.request, uploadFile: built.uploadFile)
     }
 }

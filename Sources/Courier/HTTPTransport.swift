@@ -34,6 +34,10 @@ public struct TransportContext: Sendable {
     /// ``maximumResponseSize``. A transport that ignores this answers in memory as usual, and the
     /// client writes the body to the destination itself.
     public internal(set) var writesBodyToFile: Bool
+    /// The file the body streams from, for a ``RequestBody/file(_:contentType:)`` body; `nil`
+    /// otherwise. The request's `httpBodyStream` reads the same file (opened afresh for each
+    /// attempt), so a transport may use either; ``URLSessionTransport`` sends the file itself.
+    public internal(set) var uploadFile: URL?
 
     /// Creates a context.
     ///
@@ -45,6 +49,7 @@ public struct TransportContext: Sendable {
     ///   - maximumResponseSize: The body size limit in bytes. Default: 50 MiB.
     ///   - progress: Where the transport reports progress. Default: `nil`, nobody listens.
     ///   - writesBodyToFile: Whether the body should go to a file (a download). Default: `false`.
+    ///   - uploadFile: The file the request body streams from. Default: `nil`, none.
     public init(
         method: HTTPMethod,
         endpointPath: String,
@@ -52,7 +57,8 @@ public struct TransportContext: Sendable {
         scheduler: any RequestScheduler = DispatchScheduler(),
         maximumResponseSize: Int = 50 * 1024 * 1024,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
-        writesBodyToFile: Bool = false
+        writesBodyToFile: Bool = false,
+        uploadFile: URL? = nil
     ) {
         self.method = method
         self.endpointPath = endpointPath
@@ -61,6 +67,7 @@ public struct TransportContext: Sendable {
         self.maximumResponseSize = maximumResponseSize
         self.progress = progress
         self.writesBodyToFile = writesBodyToFile
+        self.uploadFile = uploadFile
     }
 }
 

@@ -6,6 +6,7 @@ import Foundation
 /// var body: RequestBody { .json(NewUser(name: "Ada")) }                 // application/json
 /// var body: RequestBody { .form(["q": "swift promises", "page": "2"]) } // x-www-form-urlencoded
 /// var body: RequestBody { .data(png, contentType: "image/png") }
+/// var body: RequestBody { .file(movieURL, contentType: "video/mp4") }    // streamed from disk
 /// ```
 ///
 /// The `Content-Type` header is set from the body unless the endpoint sets one itself.
@@ -21,6 +22,17 @@ public enum RequestBody: Sendable {
     case form([String: String])
     /// A `multipart/form-data` body; see ``MultipartFormData``.
     case multipart(MultipartFormData)
+    /// The content of a file, streamed from disk as it is sent and never read into memory whole
+    /// (Alamofire's `upload(_:to:)` from a file URL, Moya's `.uploadFile`). `Content-Length` is the
+    /// file's size when the request is built, and each attempt (a retry, a replay after a
+    /// credential refresh) reads the file again from its start. A URL that is not a `file:` URL,
+    /// or a file that does not exist or is a folder, fails with
+    /// ``NetworkError/invalidRequest(reason:)`` before anything is sent.
+    ///
+    /// ```swift
+    /// var body: RequestBody { .file(recording, contentType: "video/mp4") }
+    /// ```
+    case file(URL, contentType: String)
 
     /// The encoded bytes and their content type; both `nil` for ``none``.
     ///
@@ -42,6 +54,8 @@ public enum RequestBody: Sendable {
             return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded")
         case .multipart(let form):
             return (form.encoded(), form.contentType)
+        case .file(_, let contentType):
+            return (nil, contentType)   // streamed: see `RequestBuilder`
         }
     }
 

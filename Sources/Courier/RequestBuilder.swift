@@ -25,16 +25,29 @@ struct RequestBuilder: Sendable {
 
     /// The request for `endpoint`; see ``NetworkClient/makeURLRequest(for:)`` for the rules.
     func makeURLRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> URLRequest {
+        try makeRequest(for: endpoint).request
+    }
+
+    /// The request for `endpoint`, and the file its body streams from (a ``RequestBody/file(_:contentType:)``
+    /// body), which each attempt reopens.
+    func makeRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> (request: URLRequest, uploadFile: URL?) {
         let base = try base.get()
         let url = try base.url(appending: endpoint.path, query: endpoint.query)
         let interval = endpoint.timeout ?? timeout
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
         }
-        let (body, contentType) = try endpoint.body.encoded(using: encoder)
+        let requestBody = endpoint.body
+        let (body, contentType) = try requestBody.encoded(using: encoder)
 
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
+        var upload: (file: URL, stream: InputStream)?
+        if case .file(let file, _) = requestBody {
+            let opened = try FileBody.open(file)
+            headers.setCaseInsensitive("Content-Length", to: String(opened.size))
+            upload = (file, opened.stream)
+        }
         for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
         try HeaderValidation.check(headers)
 
@@ -48,8 +61,12 @@ struct RequestBuilder: Sendable {
             request.httpMethod = method.rawValue
         }
         request.allHTTPHeaderFields = headers
-        request.httpBody = body
-        return request
+        if let upload {
+            request.httpBodyStream = upload.stream
+        } else {
+            request.httpBody = body
+        }
+        return (request, upload?.file)
     }
 }
 

@@ -53,6 +53,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         needsDecoding: Bool = true,
         progress: ProgressHandler? = nil,
         writesBodyToFile: Bool = false,
+        uploadFile: URL? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -68,7 +69,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
             scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
-            writesBodyToFile: writesBodyToFile)
+            writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver
@@ -172,6 +173,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // would copy (retain and release) the whole configuration on every request.
         let plugins = core.configuration.plugins
         var outgoing = request
+        if let file = context.uploadFile, let stream = InputStream(url: file) {
+            // A stream is read once: each attempt reads the file from its start again.
+            outgoing.httpBodyStream = stream
+        }
         let generation = core.authenticationRefresh.generation
         var headersChanged = !plugins.isEmpty
         if requiresAuthentication, let authenticator = core.configuration.authenticator {

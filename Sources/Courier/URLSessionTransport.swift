@@ -129,12 +129,22 @@ public final class URLSessionTransport: HTTPTransport {
         }
         // A download streams the body to a file (not held to the size limit); anything else
         // collects it in memory.
-        let task: URLSessionTask = context.writesBodyToFile
-            ? session.downloadTask(with: request) : session.dataTask(with: request)
+        // A file body is sent from the file (URLSession streams it); the request's own stream
+        // over the same file is left out.
+        let task: URLSessionTask
+        if context.writesBodyToFile {
+            task = session.downloadTask(with: request)
+        } else if let file = context.uploadFile {
+            request.httpBodyStream = nil
+            task = session.uploadTask(with: request, fromFile: file)
+        } else {
+            task = session.dataTask(with: request)
+        }
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize,
-            bodySize: request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
+            bodySize: context.uploadFile != nil ? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+                : request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
             progress: context.progress, completion: completion)
         task.resume()
         return TaskHandle(task: task)

@@ -367,7 +367,7 @@ class Handler(BaseHTTPRequestHandler):
         retry_after = first(query, "retry_after")
         if retry_after is not None and code >= 400:
             headers["Retry-After"] = retry_after
-        value = {"attempt": attempt, "status": code}
+        value = {"attempt": attempt, "status": code, "body_length": len(body)}
         if code >= 400:
             value["metadata"] = {"status": str(code), "desc": message_for(code)}
         self.send_json(code, value, headers)

@@ -1,0 +1,68 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+
+/// File bodies over URLSession against the loopback server: the server receives the file's
+/// bytes with one `Content-Length`, progress counts them, and a retry sends the whole file again.
+final class FileUploadIntegrationTests: IntegrationTestCase {
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("FileUploadIT-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func file(_ content: Data) throws -> URL {
+        let url = scratch.appendingPathComponent("upload.bin")
+        try content.write(to: url)
+        return url
+    }
+
+    func test_givenAFileBody_whenSent_thenTheServerReceivesItsBytesWithOneContentLength() throws {
+        let text = String(repeating: "courier streams files ", count: 2_000)
+        let url = try file(Data(text.utf8))
+        let endpoint = LiveEndpoint<ServerEcho>(path: "anything", method: .post, body: .file(url, contentType: "text/plain"))
+
+        let echo = try value(of: try makeClient().request(endpoint))
+
+        XCTAssertEqual(echo.body, text)
+        XCTAssertEqual(echo.header("Content-Length"), String(text.utf8.count), "one Content-Length, the file's size")
+        XCTAssertEqual(echo.header("Content-Type"), "text/plain")
+    }
+
+    func test_givenALargeFile_whenSent_thenProgressCountsEveryByteOfIt() throws {
+        let size = 2 << 20
+        let url = try file(Data(count: size))
+        let endpoint = LiveEndpoint<HTTPResponse>(
+            path: "bytes/0", method: .put, body: .file(url, contentType: "application/octet-stream"))
+        let queue = DispatchQueue(label: "upload.progress")
+        let reports = ReportLog()
+
+        _ = try value(of: try makeClient().request(endpoint, progress: ProgressHandler(queue: queue) { reports.add($0) }),
+                      within: 20)
+        queue.sync {}
+
+        XCTAssertEqual(reports.all.last?.bytesSent, Int64(size))
+        XCTAssertEqual(reports.all.last?.totalBytesToSend, Int64(size))
+    }
+
+    func test_givenARetry_whenTheFirstAttemptFails_thenTheSecondSendsTheWholeFileAgain() throws {
+        let content = Data(repeating: 7, count: 100_000)
+        let url = try file(content)
+        let key = counterKey()
+        let endpoint = LiveJSONEndpoint(
+            path: "counter/\(key)/statuses", method: .put, query: [URLQueryItem(name: "seq", value: "503,200")],
+            body: .file(url, contentType: "application/octet-stream"),
+            retryPolicy: RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(10), jitter: 0))
+
+        let json = try value(of: try makeClient().request(endpoint))
+
+        XCTAssertEqual(json["attempt"].int, 2)
+        XCTAssertEqual(json["body_length"].int, content.count)
+    }
+}
