@@ -2,6 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The outcome of ``NetworkClient/download(_:to:progress:)``: where the body was saved, and the
 /// response it came with.
@@ -46,6 +53,8 @@ enum DownloadStorage {
 
     /// Puts the body of `response` at `destination`, replacing any file there and creating missing
     /// directories: moves the transport's file, or writes a body the transport kept in memory.
+    /// Either way the new file replaces the old one in one step, so a save that fails leaves the
+    /// old file as it was.
     ///
     /// - Returns: The saved file, or ``NetworkError/decodingFailed(underlying:response:)`` carrying
     ///   the file system's error when it could not be saved (the transport's file is deleted then).
@@ -57,8 +66,7 @@ enum DownloadStorage {
         do {
             try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             if let source = response.bodyFileURL {
-                if files.fileExists(atPath: destination.path) { try files.removeItem(at: destination) }
-                try files.moveItem(at: source, to: destination)
+                try replace(destination, with: source)
             } else {
                 try response.body.write(to: destination, options: .atomic)
             }
@@ -69,6 +77,28 @@ enum DownloadStorage {
             return .failure(.decodingFailed(underlying: error, response: failed))
         }
         return .success(DownloadedFile(fileURL: destination, response: saved))
+    }
+
+    /// Renames `source` to `destination`, which replaces a file there atomically. Across file
+    /// systems (the temporary directory on another volume) the file is first copied next to the
+    /// destination, then renamed.
+    private static func replace(_ destination: URL, with source: URL) throws {
+        if rename(source.path, destination.path) == 0 { return }
+        guard errno == EXDEV else { throw posixError(errno, destination) }
+        let staging = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString)")
+        do {
+            try FileManager.default.moveItem(at: source, to: staging)
+            guard rename(staging.path, destination.path) == 0 else { throw posixError(errno, destination) }
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    private static func posixError(_ code: Int32, _ destination: URL) -> any Error {
+        let posix = POSIXErrorCode(rawValue: code) ?? .EIO
+        return CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path, NSUnderlyingErrorKey: POSIXError(posix)])
     }
 
     /// `response` with its file's content in ``HTTPResponse/body`` (the file deleted): at most

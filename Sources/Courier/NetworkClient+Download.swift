@@ -25,7 +25,9 @@ extension NetworkClient {
     ///   ``NetworkError/decodingFailed(underlying:response:)`` carrying the file system's error.
     ///
     /// Cancelling the promise cancels the transfer; a partly received body is deleted. In async
-    /// code, await the promise's value: cancelling the task then cancels the download.
+    /// code, await the promise's value: cancelling the task then cancels the download. The
+    /// request's one deadline covers the whole download (it is not an idle timeout): give a large
+    /// download an endpoint ``Endpoint/timeout`` to match.
     ///
     /// ```swift
     /// let target = FileManager.default.temporaryDirectory.appendingPathComponent("video.mp4")

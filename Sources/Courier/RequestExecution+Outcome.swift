@@ -36,7 +36,6 @@ extension RequestExecution {
             case .success: error = .clientError(
                 statusCode: response.statusCode, metadata: parser(response), response: response)
             }
-            DownloadStorage.discard(response)  // an accepted 401 downloaded to a file: replayed or failed
             handleAuthenticationFailure(error, response: response, request: sent, authenticator: authenticator)
             return
         }
@@ -48,14 +47,24 @@ extension RequestExecution {
     }
 
     /// `answer` with a body the transport wrote to a file read into memory (and the file
-    /// deleted), unless the body stays on disk: a download whose status the endpoint accepts.
+    /// deleted), unless the body stays on disk: a download whose status the endpoint accepts and
+    /// the authenticator does not call an authentication failure (such a response is replayed or
+    /// fails, and its error carries the body).
     /// An error body is read for its metadata, at most ``TransportContext/maximumResponseSize``
     /// bytes of it; a request that is not a download fails when the file holds more.
     private func bodyWhereNeeded(_ answer: Result<HTTPResponse, any Error>) -> Result<HTTPResponse, any Error> {
         guard case .success(let response) = answer, response.bodyFileURL != nil else { return answer }
         let isDownload = context.writesBodyToFile
-        if isDownload && acceptedStatusCodes.contains(response.statusCode) { return answer }
+        if isDownload && acceptedStatusCodes.contains(response.statusCode) && !isAuthenticationFailure(response) {
+            return answer
+        }
         return DownloadStorage.readIntoMemory(response, limit: context.maximumResponseSize, failWhenLarger: !isDownload)
+    }
+
+    /// Whether the client's authenticator calls `response` an authentication failure of this request.
+    private func isAuthenticationFailure(_ response: HTTPResponse) -> Bool {
+        guard requiresAuthentication, let authenticator = core.configuration.authenticator else { return false }
+        return authenticator.isAuthenticationFailure(response)
     }
 
     /// The seam for the credential refresh: called when the authenticator recognises `response`
@@ -152,10 +161,30 @@ extension RequestExecution {
     /// idle; stubs without a delay, caches) is decoded on that thread, before `request`
     /// returns, as an immediate stub in Moya would be.
     private func deliver(_ response: HTTPResponse, decodeElsewhere: Bool) {
+        if context.writesBodyToFile { return saveDownload(response, elsewhere: decodeElsewhere) }
         if needsDecoding && decodeElsewhere {
             DispatchQueue.global().async { [self] in settle(decode(response)) }
         } else {
             settle(decode(response))
+        }
+    }
+
+    /// A download's last step: the request is settled first, so that a cancellation of the
+    /// execution cannot report `.cancelled` while the body is being saved over the destination
+    /// (one that comes later finds it settled and does nothing). When the request had already
+    /// settled (cancelled, timed out), or its promise was cancelled before the save starts, the
+    /// body is deleted instead.
+    private func saveDownload(_ response: HTTPResponse, elsewhere: Bool) {
+        guard claimSettlement() else { return DownloadStorage.discard(response) }
+        let save: @Sendable () -> Void = { [self] in
+            // A promise rejects at once when it is cancelled, without waiting for the execution.
+            if let resolver, !resolver.isPending { return DownloadStorage.discard(response) }
+            deliver(decode(response))
+        }
+        if elsewhere {
+            DispatchQueue.global().async(execute: save)
+        } else {
+            save()
         }
     }
 
@@ -166,15 +195,20 @@ extension RequestExecution {
 
     /// Step 8: settles exactly once.
     private func settle(_ result: Result<Response, NetworkError>) {
+        if claimSettlement() { deliver(result) }
+    }
+
+    /// Marks the request finished and stops its deadline; `false` when it had already settled.
+    private func claimSettlement() -> Bool {
         let deadline = state.withLock { state -> ScheduledWork?? in
             guard !state.phase.isFinished else { return nil }
             state.phase = .finished
             defer { state.deadline = nil }
             return .some(state.deadline)
         }
-        guard let deadline else { return }
+        guard let deadline else { return false }
         deadline?.cancel()
-        deliver(result)
+        return true
     }
 
     /// Settles the promise, or runs the handler: on its queue when it has one (never inside

@@ -7,8 +7,7 @@ import FoundationNetworking
 /// the outcome to the task's completion handler exactly once.
 // @unchecked: NSObject subclasses cannot be checked; the only mutable state, `tasks`, lives in a
 // `Protected` lock-box and is touched only inside `withLock`.
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
-    @unchecked Sendable {
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Entry: Sendable {
         let originalURL: URL?
         let maximumSize: Int
@@ -17,8 +16,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         var headers: [String: String] = [:]
         var url: URL?
         var body = Data()
-        /// A download task's body, moved out of URLSession's temporary file (which it deletes).
-        var bodyFile: URL?
+        /// A download: the body goes to ``file`` as it arrives, and no size limit applies.
+        let toFile: Bool
+        /// A download's file, created when the response arrives.
+        var file: BodyFileWriter?
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
         var failure: NetworkError?
         /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
@@ -41,11 +42,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     }
 
     func register(
-        taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil,
+        taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
-        var entry = Entry(originalURL: originalURL, maximumSize: maximumSize, completion: completion, progress: progress)
+        var entry = Entry(
+            originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile, progress: progress)
         entry.transfer.totalBytesToSend = bodySize
         tasks.withLock { $0[taskIdentifier] = entry }
     }
@@ -83,6 +85,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         let status = http?.statusCode ?? 0
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
+        // A download's body goes to a file of its own, created here (outside the lock).
+        var file: Result<BodyFileWriter, any Error>?
+        if hasBody, tasks.withLock({ $0[identifier]?.toFile }) == true {
+            file = Result { try BodyFileWriter() }
+        }
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
@@ -95,6 +102,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
                 let encoding = headers.headerValue("Content-Encoding")?.lowercased()
                 let compressed = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
                 entry.transfer.totalBytesToReceive = expected >= 0 && !compressed ? expected : nil
+            }
+            switch file {
+            case .success(let writer)?:
+                entry.file?.discard()
+                entry.file = writer
+                file = nil   // taken: deleted with the entry's other state if the task fails
+            case .failure(let error)?:
+                entry.failure = entry.failure ?? .transport(underlying: error)
+                tasks[identifier] = entry
+                return 0
+            case nil:
+                break
+            }
+            if entry.toFile {
+                tasks[identifier] = entry
+                report = entry.report
+                return nil
             }
             if expected > Int64(entry.maximumSize) {
                 entry.failure = entry.failure ?? NetworkError.responseTooLarge(limit: entry.maximumSize)
@@ -109,6 +133,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             report = entry.report
             return nil
         }
+        if case .success(let orphan)? = file { orphan.discard() }   // the task was no longer registered
         if let report { report.listener(report.transfer) }
         completionHandler(limit == nil ? .allow : .cancel)
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
@@ -130,6 +155,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
+        if let writer = tasks.withLock({ $0[identifier]?.file }) {
+            return receive(data, into: writer, task: dataTask)
+        }
         var report: ProgressReport?
         let overLimit = tasks.withLock { tasks -> Bool in
             guard var entry = tasks[identifier] else { return false }
@@ -166,39 +194,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         }
     }
 
-    // MARK: URLSessionDownloadDelegate
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        let identifier = downloadTask.taskIdentifier
-        guard tasks.withLock({ $0[identifier] != nil }) else { return }
-        // URLSession deletes `location` when this method returns: keep the body in a file of our own.
-        let kept = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-download-\(UUID().uuidString)")
+    /// A download's chunk: written to its file outside the lock (the delegate queue runs one
+    /// callback at a time, so chunks are written in order). A write that fails ends the task.
+    private func receive(_ data: Data, into writer: BodyFileWriter, task: URLSessionDataTask) {
+        let identifier = task.taskIdentifier
+        guard tasks.withLock({ $0[identifier]?.failure == nil }) else { return task.cancel() }
         do {
-            try FileManager.default.moveItem(at: location, to: kept)
+            try writer.write(data)
         } catch {
             fail(identifier, with: .transport(underlying: error))
-            return
+            return task.cancel()
         }
-        let recorded = tasks.withLock { tasks -> Bool in
-            guard tasks[identifier] != nil else { return false }
-            tasks[identifier]?.bodyFile = kept
-            return true
-        }
-        if !recorded { try? FileManager.default.removeItem(at: kept) }
-    }
-
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
-    ) {
-        // As for a data task: a compressed body's declared length counts compressed bytes.
-        let encoding = (downloadTask.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
-        let compressed = encoding.map { !$0.isEmpty && $0.lowercased() != "identity" } ?? false
-        updateProgress(downloadTask.taskIdentifier) { transfer in
-            transfer.bytesReceived = totalBytesWritten
-            transfer.totalBytesToReceive = totalBytesExpectedToWrite >= 0 && !compressed ? totalBytesExpectedToWrite : nil
-        }
+        updateProgress(identifier) { $0.bytesReceived += Int64(data.count) }
     }
 
     // MARK: URLSessionTaskDelegate
@@ -225,10 +232,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         if entry.statusCode == nil, let http = task.response as? HTTPURLResponse {
-            // A download task has no `didReceive response` callback: its response is read here.
+            // FoundationNetworking finishes some tasks (a 3xx without `Location`) without a
+            // `didReceive response` callback: the response is read from the task.
             entry.statusCode = http.statusCode
             entry.headers = Self.headers(of: http)
             entry.url = http.url
+        }
+        if error == nil, entry.failure == nil, let writer = entry.file {
+            do {
+                try writer.finish()
+            } catch {
+                entry.failure = .transport(underlying: error)
+            }
         }
         let result: Result<HTTPResponse, any Error>
         if let failure = entry.failure {
@@ -238,11 +253,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         } else if let statusCode = entry.statusCode {
             result = .success(HTTPResponse(
                 statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL,
-                bodyFileURL: entry.bodyFile))
+                bodyFileURL: entry.file?.url))
         } else {
             result = .failure(URLError(.badServerResponse))
         }
-        if case .failure = result, let file = entry.bodyFile { try? FileManager.default.removeItem(at: file) }
+        if case .failure = result { entry.file?.discard() }
         // Off the session's serial delegate queue: the client classifies and decodes in the
         // completion, which must not hold up the other tasks' callbacks.
         let completion = entry.completion

@@ -17,8 +17,9 @@ import FoundationNetworking
 /// - A body larger than ``TransportContext/maximumResponseSize`` is not read to the end: the
 ///   task is cancelled and the request fails with
 ///   ``NetworkError/invalidRequest(reason:)`` ("response larger than N bytes"). A download
-///   (``TransportContext/writesBodyToFile``) runs as a download task instead: its body goes to a
-///   temporary file as it arrives, reported in ``HTTPResponse/bodyFileURL``, and is not limited.
+///   (``TransportContext/writesBodyToFile``) is not limited: its body is written to a temporary
+///   file as it arrives, reported in ``HTTPResponse/bodyFileURL``. A write that fails (a full
+///   disk) fails the request, and the file is deleted whenever the request fails.
 /// - A fractional `timeoutInterval` is rounded up to whole seconds before the request is handed
 ///   to `URLSession` (FoundationNetworking truncates it), and an infinite, NaN, zero, negative
 ///   or longer than 7 days one becomes 7 days (FoundationNetworking traps on the extremes and
@@ -127,14 +128,10 @@ public final class URLSessionTransport: HTTPTransport {
             // only a backstop and must never fire first: round it up.
             request.timeoutInterval = timeout.rounded(.up)
         }
-        // A download streams the body to a file (not held to the size limit); anything else
-        // collects it in memory.
         // A file body is sent from the file (URLSession streams it); the request's own stream
         // over the same file is left out.
         let task: URLSessionTask
-        if context.writesBodyToFile {
-            task = session.downloadTask(with: request)
-        } else if let file = context.uploadFile {
+        if let file = context.uploadFile {
             request.httpBodyStream = nil
             task = session.uploadTask(with: request, fromFile: file)
         } else {
@@ -145,7 +142,7 @@ public final class URLSessionTransport: HTTPTransport {
             maximumSize: context.maximumResponseSize,
             bodySize: context.uploadFile != nil ? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
                 : request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
-            progress: context.progress, completion: completion)
+            toFile: context.writesBodyToFile, progress: context.progress, completion: completion)
         task.resume()
         return TaskHandle(task: task)
     }

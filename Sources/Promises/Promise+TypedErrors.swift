@@ -134,3 +134,25 @@ extension Promise {
         return end
     }
 }
+
+extension Promise where Value == Void {
+    /// Runs `body` once the chain ended, however it ended: the end of a chain of typed `catch`es
+    /// (PromiseKit's `CascadingFinalizer.finally`). An error that no `catch` took is dropped.
+    ///
+    /// ```swift
+    /// spinner.start()
+    /// client.request(Users.me)
+    ///     .done { show($0) }
+    ///     .catch(only: NetworkError.self) { error in showBanner(error.localizedDescription) }
+    ///     .finally { spinner.stop() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - body: Clean-up work.
+    /// - Returns: A promise settled like this one after `body` ran, for callers that wait on it.
+    @discardableResult
+    public func finally(on queue: DispatchQueue = .promises, _ body: @escaping @Sendable () -> Void) -> Promise<Void> {
+        ensure(on: queue, body)
+    }
+}

@@ -70,10 +70,11 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: destination, encoding: .utf8), "new")
     }
 
-    func test_givenAnErrorStatus_whenDownloaded_thenItRejectsWithTheMetadataAndWritesNothing() throws {
+    func test_givenAnErrorStatus_whenDownloaded_thenItRejectsWithTheMetadataAndLeavesTheOldFileAlone() throws {
         let client = NetworkClient.stubbing().status(404)
             .body(json: #"{"metadata":{"status":"404","desc":"no such report"}}"#).makeClient()
         let destination = scratch.appendingPathComponent("report.txt")
+        try Data("last week's report".utf8).write(to: destination)
 
         XCTAssertThrowsError(try client.download(File(), to: destination).wait(within: 5)) { error in
             guard case .clientError(404, let metadata, _)? = error as? NetworkError else {
@@ -81,7 +82,7 @@ final class DownloadTests: XCTestCase {
             }
             XCTAssertEqual(metadata?.message, "no such report")
         }
-        XCTAssertFalse(exists(destination))
+        XCTAssertEqual(try String(contentsOf: destination, encoding: .utf8), "last week's report")
     }
 
     func test_givenAnInMemoryBodyOverTheSizeLimit_whenDownloaded_thenItFailsAsTooLarge() throws {
@@ -259,6 +260,31 @@ final class DownloadTests: XCTestCase {
 
         XCTAssertEqual(try String(contentsOf: file.fileURL, encoding: .utf8), "granted")
         XCTAssertFalse(exists(first), "the refused attempt's file is deleted")
+    }
+
+    func test_givenAnAccepted401ThatStaysRefused_whenTheReplayFails_thenTheErrorCarriesTheBodyAndNoFile() throws {
+        let transport = RecordingTransport(.async { request in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("DownloadTests-401-\(UUID().uuidString)")
+            try? Data(#"{"message":"token revoked"}"#.utf8).write(to: file)
+            return .success(HTTPResponse(statusCode: 401, url: request.url, bodyFileURL: file))
+        })
+        struct Accepting401: Endpoint {
+            var path: String { "files/a" }
+            var acceptedStatusCodes: StatusCodeSet { .successful.union([401]) }
+        }
+        let authenticator = TokenAuthenticator(token: "old") { _ in Promise.value("new") }
+        let client = client(transport) { $0.authenticator = authenticator }
+        let destination = scratch.appendingPathComponent("out.txt")
+
+        XCTAssertThrowsError(try client.download(Accepting401(), to: destination).wait(within: 5)) { error in
+            guard case .clientError(401, let metadata, let response)? = error as? NetworkError else {
+                return XCTFail("expected clientError(401), got \(error)")
+            }
+            XCTAssertEqual(metadata?.message, "token revoked", "read from the file before it was deleted")
+            XCTAssertNil(response.bodyFileURL)
+        }
+        XCTAssertEqual(transport.sendCount, 2, "refreshed once and replayed once")
+        XCTAssertFalse(exists(destination))
     }
 
     // MARK: Completion style

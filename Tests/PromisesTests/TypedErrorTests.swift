@@ -82,3 +82,21 @@ final class TypedErrorTests: XCTestCase {
         withExtendedLifetime(resolver) {}
     }
 }
+
+extension TypedErrorTests {
+    /// `finally` after a typed `catch` runs once for every outcome, after the `catch` handler.
+    func test_givenATypedCatchFollowedByFinally_whenEachKindOfOutcome_thenFinallyRunsLast() {
+        func run(_ promise: Promise<Void>) -> [String] {
+            let seen = Box<[String]>([])
+            let queue = DispatchQueue(label: "typed.finally")   // serial: the order is the order of events
+            let done = promise
+                .catch(only: TestError.self, on: queue) { error in seen.set(seen.get() + ["typed \(error.id)"]) }
+                .finally(on: queue) { seen.set(seen.get() + ["finally"]) }
+            _ = result(of: done)   // waits for it to settle, whatever the outcome
+            return seen.get()
+        }
+        XCTAssertEqual(run(Promise<Void>(error: TestError(5))), ["typed 5", "finally"])
+        XCTAssertEqual(run(Promise<Void>(error: Offline())), ["finally"], "an error not taken still reaches finally")
+        XCTAssertEqual(run(Promise.value(())), ["finally"])
+    }
+}

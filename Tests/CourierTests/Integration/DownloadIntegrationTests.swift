@@ -63,6 +63,7 @@ final class DownloadIntegrationTests: IntegrationTestCase {
     }
 
     func test_givenASlowBody_whenTheDeadlinePasses_thenTheDownloadTimesOutAndWritesNothing() throws {
+        let before = transportFiles()
         let client = try makeClient()
         var endpoint = LiveJSONEndpoint(path: "drip")
         endpoint.query = [URLQueryItem(name: "length", value: "1000000")]
@@ -73,6 +74,7 @@ final class DownloadIntegrationTests: IntegrationTestCase {
 
         XCTAssertEqual(errorKind(error ?? PromiseError.cancelled), "timedOut")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertTrue(waitUntilTransportFiles(areWithin: before), "the partly written body is deleted")
     }
 
     func test_givenADownloadInFlight_whenCancelled_thenItSettlesCancelledAndWritesNothing() throws {
@@ -85,12 +87,24 @@ final class DownloadIntegrationTests: IntegrationTestCase {
             LiveJSONEndpoint(path: "drip"), to: destination,
             progress: ProgressHandler { report in if report.bytesReceived > 0 { started.fulfill() } })
         wait(for: [started], timeout: 10)
+        XCTAssertFalse(transportFiles().isSubset(of: before), "the body is being written to a file of the transport's")
 
         promise.cancel()
 
         XCTAssertEqual(errorKind(failure(of: promise) ?? NetworkError.timedOut), "PromiseError.cancelled")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
-        XCTAssertTrue(transportFiles().isSubset(of: before))
+        XCTAssertTrue(waitUntilTransportFiles(areWithin: before), "the partly written body is deleted")
+    }
+
+    /// Whether the transport's files shrink back to `before` within a few seconds: the promise
+    /// settles at once, and the transport deletes its file when URLSession ends the cancelled task.
+    private func waitUntilTransportFiles(areWithin before: Set<String>) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while !transportFiles().isSubset(of: before) {
+            if Date() > deadline { return false }
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(20))
+        }
+        return true
     }
 
     func test_givenARedirect_whenDownloaded_thenTheFinalBodyIsSavedWithItsURL() throws {

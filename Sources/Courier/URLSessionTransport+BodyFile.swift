@@ -1,0 +1,52 @@
+import Foundation
+
+/// The file a download's body is written to as it arrives, owned by the transport until the
+/// client takes it (``HTTPResponse/bodyFileURL``).
+///
+/// A data task with its chunks written here, rather than a `URLSessionDownloadTask`: on Linux a
+/// download task leaves its own temporary file behind when it is cancelled or fails, and traps
+/// when a write fails (a full disk); here a failed write fails the request and every failure
+/// deletes the file.
+// @unchecked: used only from the session's delegate queue, which runs one callback at a time
+// (`maxConcurrentOperationCount = 1`), so no two threads touch `handle` at once.
+final class BodyFileWriter: @unchecked Sendable {
+    /// Where the body goes: `courier-download-<UUID>` in the temporary directory.
+    let url: URL
+    private var handle: FileHandle?
+
+    /// Creates an empty file for a body.
+    ///
+    /// - Throws: The file system's error when the file cannot be created or opened.
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        do {
+            handle = try FileHandle(forWritingTo: url)
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw error
+        }
+    }
+
+    /// Appends `data`. Throws when the disk refuses it (full, removed, no permission).
+    func write(_ data: Data) throws {
+        guard let handle else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        try handle.write(contentsOf: data)
+    }
+
+    /// Closes the file, which now holds the whole body. Throws when the last write cannot be flushed.
+    func finish() throws {
+        let closing = handle
+        handle = nil
+        try closing?.close()
+    }
+
+    /// Closes and deletes the file: the request failed, or nobody will claim it.
+    func discard() {
+        try? handle?.close()
+        handle = nil
+        try? FileManager.default.removeItem(at: url)
+    }
+}
