@@ -59,7 +59,12 @@ public enum CurlCommand {
         if url.contains(where: { "[]{}".contains($0) }) { first += " --globoff" }
         first += " " + quote(url)
         var lines = [first]
-        let headers = Redaction.redact(request.allHTTPHeaderFields ?? [:])
+        var headers = Redaction.redact(request.allHTTPHeaderFields ?? [:])
+        if request.httpBodyStream != nil {
+            // curl sizes a file body itself; a stream it cannot see has no body in the command,
+            // and a length without one would make curl wait for it.
+            for name in headers.keys where name.lowercased() == "content-length" { headers[name] = nil }
+        }
         for name in headers.keys.sorted() {
             lines.append("-H " + quote(Redaction.scrub("\(name): \(headers[name] ?? "")")))
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Checks and opens the file of a ``RequestBody/file(_:contentType:)`` body.
 enum FileBody {
@@ -24,5 +27,17 @@ enum FileBody {
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         return (stream, size)
+    }
+
+    /// Gives `request` a fresh stream over `file` and the file's current size, for one attempt
+    /// (a stream is read once, and the file may have changed since the request was built).
+    ///
+    /// - Returns: The stream, to tell later whether a plugin replaced the body.
+    /// - Throws: What ``open(_:)`` throws: the file is gone, or is no longer a readable file.
+    static func prepare(_ request: inout URLRequest, from file: URL) throws(NetworkError) -> InputStream {
+        let opened = try open(file)
+        request.httpBodyStream = opened.stream
+        request.setValue(String(opened.size), forHTTPHeaderField: "Content-Length")
+        return opened.stream
     }
 }

@@ -34,28 +34,29 @@ public enum RequestBody: Sendable {
     /// ```
     case file(URL, contentType: String)
 
-    /// The encoded bytes and their content type; both `nil` for ``none``.
+    /// The encoded bytes and their content type (both `nil` for ``none``), or, for ``file(_:contentType:)``,
+    /// the file the body streams from.
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a ``json(_:)`` value cannot be encoded
     ///   (for example a `Double.nan`, or an `encode(to:)` that throws), naming the problem.
-    func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?) {
+    func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?, file: URL?) {
         switch self {
         case .none:
-            return (nil, nil)
+            return (nil, nil, nil)
         case .json(let value):
             do {
-                return (try encoder.encode(value), "application/json")
+                return (try encoder.encode(value), "application/json", nil)
             } catch {
                 throw NetworkError.invalidRequest(reason: Self.describeEncodingFailure(error, of: value))
             }
         case .data(let data, let contentType):
-            return (data, contentType)
+            return (data, contentType, nil)
         case .form(let fields):
-            return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded")
+            return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded", nil)
         case .multipart(let form):
-            return (form.encoded(), form.contentType)
-        case .file(_, let contentType):
-            return (nil, contentType)   // streamed: see `RequestBuilder`
+            return (form.encoded(), form.contentType, nil)
+        case .file(let file, let contentType):
+            return (nil, contentType, file)   // streamed: see `RequestBuilder`
         }
     }
 

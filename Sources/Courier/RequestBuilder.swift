@@ -37,18 +37,19 @@ struct RequestBuilder: Sendable {
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
         }
-        let requestBody = endpoint.body
-        let (body, contentType) = try requestBody.encoded(using: encoder)
+        let (body, contentType, file) = try endpoint.body.encoded(using: encoder)
 
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
-        var upload: (file: URL, stream: InputStream)?
-        if case .file(let file, _) = requestBody {
+        for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
+        var upload: InputStream?
+        if let file {
+            // The file's size, whatever the endpoint says: a wrong length hangs the request or
+            // corrupts the connection. Each attempt measures the file again (`FileBody.prepare`).
             let opened = try FileBody.open(file)
             headers.setCaseInsensitive("Content-Length", to: String(opened.size))
-            upload = (file, opened.stream)
+            upload = opened.stream
         }
-        for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
         try HeaderValidation.check(headers)
 
         var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
@@ -62,11 +63,11 @@ struct RequestBuilder: Sendable {
         }
         request.allHTTPHeaderFields = headers
         if let upload {
-            request.httpBodyStream = upload.stream
+            request.httpBodyStream = upload
         } else {
             request.httpBody = body
         }
-        return (request, upload?.file)
+        return (request, file)
     }
 }
 

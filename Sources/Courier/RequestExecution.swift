@@ -173,12 +173,17 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // would copy (retain and release) the whole configuration on every request.
         let plugins = core.configuration.plugins
         var outgoing = request
-        if let file = context.uploadFile, let stream = InputStream(url: file) {
-            // A stream is read once: each attempt reads the file from its start again.
-            outgoing.httpBodyStream = stream
+        var refusal: NetworkError?
+        var uploadStream: InputStream?
+        if let file = context.uploadFile {
+            do {
+                uploadStream = try FileBody.prepare(&outgoing, from: file)
+            } catch {
+                refusal = error   // the file is gone: refused below, not retried
+            }
         }
         let generation = core.authenticationRefresh.generation
-        var headersChanged = !plugins.isEmpty
+        var headersChanged = !plugins.isEmpty || refusal != nil
         if requiresAuthentication, let authenticator = core.configuration.authenticator {
             outgoing = authenticator.apply(to: outgoing)
             headersChanged = true
@@ -190,12 +195,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // may have taken a while: a request cancelled or timed out meanwhile is not sent at all.
         // Either way nothing was sent, so no plugin hears of it (no `willSend`, no `didReceive`).
         if headersChanged {
-            var refusal: NetworkError?
-            do {
-                try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
-                try HeaderValidation.checkMethod(outgoing.httpMethod ?? "GET")
-            } catch {
-                refusal = error
+            if refusal == nil {
+                do {
+                    try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
+                    try HeaderValidation.checkMethod(outgoing.httpMethod ?? "GET")
+                } catch {
+                    refusal = error
+                }
             }
             switch stopBeforeSending(attempt: attempt, refusal: refusal) {
             case nil: break
@@ -211,7 +217,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
         // The generation travels with the completion: an answer that arrives inside `send`
         // is evaluated before the block below could record it.
-        let task = core.transport.send(sent, context: context(forAttempt: attempt)) { [self] result in
+        var attemptContext = context(forAttempt: attempt)
+        if let uploadStream, sent.httpBody != nil || sent.httpBodyStream !== uploadStream {
+            // A plugin replaced the file body (compressed or signed it): send what it made.
+            attemptContext.uploadFile = nil
+        }
+        let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 result, attempt: attempt, request: sent, generation: generation, sentOnCallersThread: onCallersThread)
         }

@@ -18,8 +18,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var body = Data()
         /// A download: the body goes to ``file`` as it arrives, and no size limit applies.
         let toFile: Bool
-        /// A download's file, created when the response arrives.
+        /// A download's file, created when the first chunk of the body arrives.
         var file: BodyFileWriter?
+        /// The body is sent from a file (an upload task).
+        let uploadsFile: Bool
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
         var failure: NetworkError?
         /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
@@ -43,11 +45,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
+        uploadsFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
-            originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile, progress: progress)
+            originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
+            uploadsFile: uploadsFile, progress: progress)
         entry.transfer.totalBytesToSend = bodySize
         tasks.withLock { $0[taskIdentifier] = entry }
     }
@@ -85,11 +89,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let status = http?.statusCode ?? 0
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
-        // A download's body goes to a file of its own, created here (outside the lock).
-        var file: Result<BodyFileWriter, any Error>?
-        if hasBody, tasks.withLock({ $0[identifier]?.toFile }) == true {
-            file = Result { try BodyFileWriter() }
-        }
+        var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
@@ -103,19 +103,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 let compressed = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
                 entry.transfer.totalBytesToReceive = expected >= 0 && !compressed ? expected : nil
             }
-            switch file {
-            case .success(let writer)?:
-                entry.file?.discard()
-                entry.file = writer
-                file = nil   // taken: deleted with the entry's other state if the task fails
-            case .failure(let error)?:
-                entry.failure = entry.failure ?? .transport(underlying: error)
-                tasks[identifier] = entry
-                return 0
-            case nil:
-                break
-            }
             if entry.toFile {
+                // No size limit: the body goes to a file, created when its first chunk arrives.
+                swap(&staleFile, &entry.file)
                 tasks[identifier] = entry
                 report = entry.report
                 return nil
@@ -133,7 +123,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             report = entry.report
             return nil
         }
-        if case .success(let orphan)? = file { orphan.discard() }   // the task was no longer registered
+        staleFile?.discard()
         if let report { report.listener(report.transfer) }
         completionHandler(limit == nil ? .allow : .cancel)
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
@@ -155,15 +145,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        if let writer = tasks.withLock({ $0[identifier]?.file }) {
-            return receive(data, into: writer, task: dataTask)
-        }
         var report: ProgressReport?
+        var download: BodyFileWriter??   // a download's file (`.some(nil)`: not created yet)
         let overLimit = tasks.withLock { tasks -> Bool in
             guard var entry = tasks[identifier] else { return false }
             // Already failed (too large, or a refused redirect): the task was cancelled, and a
             // chunk that still arrives cancels it again (`cancel()` does nothing the second time).
             if entry.failure != nil { return true }
+            if entry.toFile {
+                download = .some(entry.file)
+                return false
+            }
             tasks[identifier] = nil  // avoid a copy-on-write of the body while appending
             if entry.body.count + data.count > entry.maximumSize {
                 entry.failure = NetworkError.responseTooLarge(limit: entry.maximumSize)
@@ -179,6 +171,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         if overLimit {
             dataTask.cancel()
+        } else if let download {
+            receive(data, into: download, task: dataTask)
         } else if let report {
             report.listener(report.transfer)
         }
@@ -195,11 +189,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     /// A download's chunk: written to its file outside the lock (the delegate queue runs one
-    /// callback at a time, so chunks are written in order). A write that fails ends the task.
-    private func receive(_ data: Data, into writer: BodyFileWriter, task: URLSessionDataTask) {
+    /// callback at a time, so chunks are written in order), the file created for the first one.
+    /// A file that cannot be created or written ends the task.
+    private func receive(_ data: Data, into existing: BodyFileWriter?, task: URLSessionDataTask) {
         let identifier = task.taskIdentifier
-        guard tasks.withLock({ $0[identifier]?.failure == nil }) else { return task.cancel() }
         do {
+            let writer: BodyFileWriter
+            if let existing {
+                writer = existing
+            } else {
+                writer = try BodyFileWriter()
+                let kept = tasks.withLock { tasks -> Bool in
+                    guard tasks[identifier] != nil else { return false }
+                    tasks[identifier]?.file = writer
+                    return true
+                }
+                guard kept else { return writer.discard() }
+            }
             try writer.write(data)
         } catch {
             fail(identifier, with: .transport(underlying: error))
@@ -215,7 +221,19 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let original = tasks.withLock { $0[identifier]?.originalURL } ?? task.originalRequest?.url
+        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile) } }
+        let original = registered?.0 ?? task.originalRequest?.url
+        #if canImport(FoundationNetworking)
+        if registered?.1 == true, response.statusCode == 307 || response.statusCode == 308 {
+            // FoundationNetworking sends the redirected request without the file: it would
+            // arrive empty and look like a success.
+            fail(identifier, with: .invalidRequest(
+                reason: "a \(response.statusCode) redirect of a file upload is not followed (FoundationNetworking would send it without its body)"))
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
+        #endif
         switch RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects) {
         case .follow(let next):
             completionHandler(next)

@@ -131,7 +131,12 @@ public final class URLSessionTransport: HTTPTransport {
         // A file body is sent from the file (URLSession streams it); the request's own stream
         // over the same file is left out.
         let task: URLSessionTask
+        var bodySize = request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil
         if let file = context.uploadFile {
+            // URLSession sizes the body from the file as it sends it; a Content-Length of ours
+            // would go stale if the file changed, and would be kept on a redirect that drops the body.
+            bodySize = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
             request.httpBodyStream = nil
             task = session.uploadTask(with: request, fromFile: file)
         } else {
@@ -139,10 +144,9 @@ public final class URLSessionTransport: HTTPTransport {
         }
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
-            maximumSize: context.maximumResponseSize,
-            bodySize: context.uploadFile != nil ? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-                : request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil,
-            toFile: context.writesBodyToFile, progress: context.progress, completion: completion)
+            maximumSize: context.maximumResponseSize, bodySize: bodySize,
+            toFile: context.writesBodyToFile, uploadsFile: context.uploadFile != nil,
+            progress: context.progress, completion: completion)
         task.resume()
         return TaskHandle(task: task)
     }

@@ -88,7 +88,7 @@ final class FileBodyTests: XCTestCase {
         XCTAssertEqual(transport.contexts.map(\.uploadFile), [url, url, url])
     }
 
-    func test_givenAnEndpointContentLength_thenItWinsAsOtherEndpointHeadersDo() throws {
+    func test_givenAnEndpointContentLength_thenTheFilesSizeWinsButItsContentTypeStands() throws {
         struct Declared: Endpoint {
             let file: URL
             var path: String { "uploads" }
@@ -97,7 +97,8 @@ final class FileBodyTests: XCTestCase {
             var body: RequestBody { .file(file, contentType: "video/mp4") }
         }
         let request = try client(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abc".utf8))))
-        XCTAssertEqual(request.value(forHTTPHeaderField: "Content-Length"), "3")
+        let request2 = try client(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abcdef".utf8))))
+        XCTAssertEqual(request2.value(forHTTPHeaderField: "Content-Length"), "6", "a wrong length would hang or corrupt the connection")
         XCTAssertEqual(request.value(forHTTPHeaderField: "Content-Type"), "text/plain")
         XCTAssertEqual(request.allHTTPHeaderFields?.keys.filter { $0.lowercased() == "content-length" }.count, 1)
     }
@@ -107,7 +108,63 @@ final class FileBodyTests: XCTestCase {
         let command = try client(RecordingTransport.answering()).curlCommand(for: Upload(file: url))
         XCTAssertTrue(command.contains("--data-binary @'\(url.path)'"), command)
         XCTAssertTrue(command.contains("-X 'PUT'"), command)
-        XCTAssertTrue(command.contains("Content-Length: 3"), command)
+        XCTAssertFalse(command.contains("Content-Length"), "curl sizes the file itself: \(command)")
+    }
+
+    func test_givenTheFileChangesBeforeTheAttempt_thenTheAttemptSendsItsCurrentSizeAndContent() throws {
+        let url = try file(Data("short".utf8))
+        let transport = RecordingTransport.answering(204)
+        let client = client(transport)
+        client.pause()   // built now, sent at resume
+        let promise = client.request(Upload(file: url))
+        try Data("a good deal longer".utf8).write(to: url)
+        client.resume()
+
+        _ = try promise.wait(within: 5)
+
+        let sent = try XCTUnwrap(transport.requests.first)
+        XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Length"), "18")
+        XCTAssertEqual(sent.httpBodyStream.map(Self.readAll), Data("a good deal longer".utf8))
+    }
+
+    func test_givenTheFileIsDeletedBeforeARetry_thenTheRequestFailsAsInvalidWithoutSendingAgain() throws {
+        let url = try file(Data("once".utf8))
+        let transport = RecordingTransport(.immediate { request in
+            try? FileManager.default.removeItem(at: url)
+            return .success(HTTPResponse(statusCode: 503, url: request.url))
+        })
+        let endpoint = Upload(
+            file: url, retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0))
+
+        XCTAssertThrowsError(try client(transport).request(endpoint).wait(within: 5)) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else {
+                return XCTFail("expected invalidRequest, got \(error)")
+            }
+            XCTAssertTrue(reason.contains(url.path), reason)
+        }
+        XCTAssertEqual(transport.sendCount, 1, "a missing file is not retried")
+    }
+
+    func test_givenAPluginThatReplacesTheBody_thenTheTransportIsNotToldToSendTheFile() throws {
+        struct Compressing: RequestPlugin {
+            func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+                var compressed = request
+                compressed.httpBodyStream = nil
+                compressed.httpBody = Data("gzipped".utf8)
+                return compressed
+            }
+        }
+        let transport = RecordingTransport.answering(204)
+        var configuration = NetworkClient.Configuration(baseURL: URL(string: "https://api.example.com")!)
+        configuration.plugins = [Compressing()]
+        let client = NetworkClient(configuration: configuration, transport: transport)
+        let url = try file(Data("plain".utf8))
+
+        _ = try client.request(Upload(file: url)).wait(within: 5)
+        _ = try self.client(transport).request(Upload(file: url)).wait(within: 5)
+
+        XCTAssertEqual(transport.contexts.map(\.uploadFile), [nil, url], "with the plugin, then without")
+        XCTAssertEqual(transport.requests.first?.httpBody, Data("gzipped".utf8))
     }
 
     /// Everything `stream` holds.

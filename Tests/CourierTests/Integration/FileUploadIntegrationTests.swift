@@ -51,6 +51,38 @@ final class FileUploadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(reports.all.last?.totalBytesToSend, Int64(size))
     }
 
+    func test_givenTheFileGrowsWhileTheRequestIsHeld_thenTheServerReceivesTheWholeNewFile() throws {
+        let url = try file(Data("before".utf8))
+        let client = try makeClient()
+        client.pause()
+        let promise = client.request(LiveEndpoint<ServerEcho>(path: "anything", method: .put, body: .file(url, contentType: "text/plain")))
+        let grown = String(repeating: "after ", count: 500)
+        try Data(grown.utf8).write(to: url)
+        client.resume()
+
+        let echo = try value(of: promise)
+
+        XCTAssertEqual(echo.body, grown)
+        XCTAssertEqual(echo.header("Content-Length"), String(grown.utf8.count))
+    }
+
+    #if canImport(FoundationNetworking)
+    func test_givenA307ToAFileUpload_thenItFailsClearlyInsteadOfSendingAnEmptyBody() throws {
+        let url = try file(Data("payload".utf8))
+        let endpoint = LiveEndpoint<ServerEcho>(
+            path: "redirect-to", method: .put,
+            query: [URLQueryItem(name: "url", value: "/anything"), URLQueryItem(name: "status", value: "307")],
+            body: .file(url, contentType: "text/plain"))
+
+        let error = failure(of: try makeClient().request(endpoint))
+
+        guard case .invalidRequest(let reason)? = error as? NetworkError else {
+            return XCTFail("expected invalidRequest, got \(String(describing: error))")
+        }
+        XCTAssertTrue(reason.contains("307"), reason)
+    }
+    #endif
+
     func test_givenARetry_whenTheFirstAttemptFails_thenTheSecondSendsTheWholeFileAgain() throws {
         let content = Data(repeating: 7, count: 100_000)
         let url = try file(content)
