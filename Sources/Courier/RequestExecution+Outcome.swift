@@ -12,8 +12,12 @@ extension RequestExecution {
     ///
     /// `decodeElsewhere` is `true` when the transport answered inside a `send` that was not
     /// called on the thread that called `request` (see ``deliver(_:decodeElsewhere:)``).
-    func evaluate(_ answer: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool) {
-        let result = bodyWhereNeeded(answer)
+    func evaluate(_ result: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool) {
+        // A body in a file (a download, or a transport of your own) is read into memory first
+        // when it is needed there; the result is evaluated as if it had arrived that way.
+        if case .success(let response) = result, response.bodyFileURL != nil, let loaded = bodyInMemory(response) {
+            return evaluate(loaded, request: sent, decodeElsewhere: decodeElsewhere)
+        }
         let parser = core.configuration.errorMetadataParser  // one field, not a copy of the whole configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -46,17 +50,18 @@ extension RequestExecution {
         }
     }
 
-    /// `answer` with a body the transport wrote to a file read into memory (and the file
+    /// The response with a body the transport wrote to a file read into memory (and the file
     /// deleted), unless the body stays on disk: a download whose status the endpoint accepts and
     /// the authenticator does not call an authentication failure (such a response is replayed or
     /// fails, and its error carries the body).
     /// An error body is read for its metadata, at most ``TransportContext/maximumResponseSize``
     /// bytes of it; a request that is not a download fails when the file holds more.
-    private func bodyWhereNeeded(_ answer: Result<HTTPResponse, any Error>) -> Result<HTTPResponse, any Error> {
-        guard case .success(let response) = answer, response.bodyFileURL != nil else { return answer }
+    /// `nil` when the body stays on disk. The result never holds a file again.
+    @inline(never)
+    private func bodyInMemory(_ response: HTTPResponse) -> Result<HTTPResponse, any Error>? {
         let isDownload = context.writesBodyToFile
         if isDownload && acceptedStatusCodes.contains(response.statusCode) && !isAuthenticationFailure(response) {
-            return answer
+            return nil
         }
         return DownloadStorage.readIntoMemory(response, limit: context.maximumResponseSize, failWhenLarger: !isDownload)
     }

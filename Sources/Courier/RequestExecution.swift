@@ -93,10 +93,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// The context for attempt `attempt`: the shared one, or, when the caller asked for
     /// progress, a copy whose reports are tagged with the attempt (late reports of an abandoned
     /// attempt are then dropped).
-    private func context(forAttempt attempt: Int) -> TransportContext {
-        guard let progress else { return context }
+    ///
+    /// `fileBodyReplaced`: a plugin replaced the file body, so the copy names no file to send.
+    private func context(forAttempt attempt: Int, fileBodyReplaced: Bool = false) -> TransportContext {
+        if progress == nil && !fileBodyReplaced { return context }
         var tagged = context
-        tagged.progress = progress.reporter(forAttempt: attempt)
+        if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
+        if fileBodyReplaced { tagged.uploadFile = nil }
         return tagged
     }
 
@@ -217,12 +220,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
         // The generation travels with the completion: an answer that arrives inside `send`
         // is evaluated before the block below could record it.
-        var attemptContext = context(forAttempt: attempt)
-        if let uploadStream, sent.httpBody != nil || sent.httpBodyStream !== uploadStream {
-            // A plugin replaced the file body (compressed or signed it): send what it made.
-            attemptContext.uploadFile = nil
-        }
-        let task = core.transport.send(sent, context: attemptContext) { [self] result in
+        // A plugin that replaced a file body (compressed or signed it) has what it made sent.
+        let bodyReplaced = uploadStream.map { sent.httpBody != nil || sent.httpBodyStream !== $0 } ?? false
+        let task = core.transport.send(sent, context: context(forAttempt: attempt, fileBodyReplaced: bodyReplaced)) {
+            [self] result in
             transportCompleted(
                 result, attempt: attempt, request: sent, generation: generation, sentOnCallersThread: onCallersThread)
         }
