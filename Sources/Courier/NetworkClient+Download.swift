@@ -75,17 +75,9 @@ extension NetworkClient {
         _ endpoint: E, to destination: URL, progress: ProgressHandler? = nil,
         completion: @escaping @Sendable (Result<DownloadedFile, NetworkError>) -> Void
     ) -> RequestTask {
-        let queue = core.configuration.callbackQueue
-        let execution: RequestExecution<DownloadedFile>
-        do {
-            execution = try makeDownload(
-                endpoint, to: destination, resolver: nil, handler: (queue, completion), progress: progress)
-        } catch {
-            queue.async { completion(.failure(error)) }
-            return RequestTask {}
+        completing(completion) { handler throws(NetworkError) in
+            try makeDownload(endpoint, to: destination, resolver: nil, handler: handler, progress: progress)
         }
-        execution.start()
-        return RequestTask { [weak execution] in execution?.cancel() }
     }
 
     /// The execution of a download: the shared pipeline, with the transport asked to write the
@@ -95,8 +87,8 @@ extension NetworkClient {
         handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?
     ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
         try DownloadStorage.validate(destination)
-        // "Decoding" touches the file system: it must not run on a gate's queue, so it counts as
-        // decoding for where it runs.
+        // "Decoding" is the save, which touches the file system: like decoding, it never runs on
+        // a gate's queue (see `saveDownload`).
         return try buildExecution(
             endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress,
             writesBodyToFile: true

@@ -185,14 +185,26 @@ extension NetworkClient {
         progress: ProgressHandler?,
         completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
     ) -> RequestTask {
+        completing(completion) { handler throws(NetworkError) in
+            try makeExecution(endpoint, resolver: nil, handler: handler, progress: progress)
+        }
+    }
+
+    /// The completion style: the execution that `make` builds for `completion` (run on the
+    /// callback queue), started, and the task that cancels it. A request that cannot be built
+    /// calls `completion` with the error, on the callback queue too.
+    func completing<R: Sendable>(
+        _ completion: @escaping @Sendable (Result<R, NetworkError>) -> Void,
+        _ make: (RequestExecution<R>.Handler) throws(NetworkError) -> RequestExecution<R>
+    ) -> RequestTask {
         // The same pipeline without a promise: the execution runs the handler on the callback
         // queue itself, and the task cancels the execution directly. The task holds it weakly,
         // so a kept task does not keep a finished request (and its body) alive; until it
         // finishes, the gate, the transport or the deadline holds it.
         let queue = core.configuration.callbackQueue
-        let execution: RequestExecution<E.Response>
+        let execution: RequestExecution<R>
         do {
-            execution = try makeExecution(endpoint, resolver: nil, handler: (queue, completion), progress: progress)
+            execution = try make((queue, completion))
         } catch {
             queue.async { completion(.failure(error)) }
             return RequestTask {}

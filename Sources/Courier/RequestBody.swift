@@ -23,11 +23,11 @@ public enum RequestBody: Sendable {
     /// A `multipart/form-data` body; see ``MultipartFormData``.
     case multipart(MultipartFormData)
     /// The content of a file, streamed from disk as it is sent and never read into memory whole
-    /// (Alamofire's `upload(_:to:)` from a file URL, Moya's `.uploadFile`). `Content-Length` is the
-    /// file's size when the request is built, and each attempt (a retry, a replay after a
-    /// credential refresh) reads the file again from its start. A URL that is not a `file:` URL,
-    /// or a file that does not exist or is a folder, fails with
-    /// ``NetworkError/invalidRequest(reason:)`` before anything is sent.
+    /// (Alamofire's `upload(_:to:)` from a file URL, Moya's `.uploadFile`). Each attempt (a retry,
+    /// a replay after a credential refresh, a request held by a pause) opens the file again and
+    /// sends its size at that moment as `Content-Length`. A URL that is not a `file:` URL, or a
+    /// file that does not exist or is a folder, fails with ``NetworkError/invalidRequest(reason:)``
+    /// before anything is sent, and so does a file removed before a retry.
     ///
     /// ```swift
     /// var body: RequestBody { .file(recording, contentType: "video/mp4") }

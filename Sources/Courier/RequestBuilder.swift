@@ -42,14 +42,6 @@ struct RequestBuilder: Sendable {
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
         for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
-        var upload: InputStream?
-        if let file {
-            // The file's size, whatever the endpoint says: a wrong length hangs the request or
-            // corrupts the connection. Each attempt measures the file again (`FileBody.prepare`).
-            let opened = try FileBody.open(file)
-            headers.setCaseInsensitive("Content-Length", to: String(opened.size))
-            upload = opened.stream
-        }
         try HeaderValidation.check(headers)
 
         var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
@@ -62,8 +54,10 @@ struct RequestBuilder: Sendable {
             request.httpMethod = method.rawValue
         }
         request.allHTTPHeaderFields = headers
-        if let upload {
-            request.httpBodyStream = upload
+        if let file {
+            // The file's size, whatever the endpoint says: a wrong length hangs the request or
+            // corrupts the connection. Each attempt measures the file again.
+            _ = try FileBody.prepare(&request, from: file)
         } else {
             request.httpBody = body
         }

@@ -223,18 +223,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let identifier = task.taskIdentifier
         let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile) } }
         let original = registered?.0 ?? task.originalRequest?.url
-        #if canImport(FoundationNetworking)
-        if registered?.1 == true, response.statusCode == 307 || response.statusCode == 308 {
-            // FoundationNetworking sends the redirected request without the file: it would
-            // arrive empty and look like a success.
-            fail(identifier, with: .invalidRequest(
-                reason: "a \(response.statusCode) redirect of a file upload is not followed (FoundationNetworking would send it without its body)"))
-            completionHandler(nil)
-            task.cancel()
-            return
-        }
-        #endif
-        switch RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects) {
+        let decision = Self.checkingUploadBody(
+            RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
+            uploadsFile: registered?.1 == true, status: response.statusCode)
+        switch decision {
         case .follow(let next):
             completionHandler(next)
         case .deliver:
@@ -244,6 +236,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             completionHandler(nil)
             task.cancel()
         }
+    }
+
+    /// `decision`, unless it follows a 307 or 308 of a file upload on FoundationNetworking, which
+    /// sends the redirected request without the file: it would arrive empty and look like a success.
+    private static func checkingUploadBody(
+        _ decision: RedirectRule.Decision, uploadsFile: Bool, status: Int
+    ) -> RedirectRule.Decision {
+        #if canImport(FoundationNetworking)
+        if case .follow = decision, uploadsFile, status == 307 || status == 308 {
+            return .refuse(.invalidRequest(
+                reason: "a \(status) redirect of a file upload is not followed (FoundationNetworking would send it without its body)"))
+        }
+        #endif
+        return decision
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

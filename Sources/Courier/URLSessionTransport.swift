@@ -157,7 +157,7 @@ private struct NoTask: TransportTask {
     func cancel() {}
 }
 
-/// Cancels a `URLSessionTask` (a data or a download task).
+/// Cancels a `URLSessionTask` (a data or an upload task).
 // @unchecked: the only stored property is a constant reference to a URLSessionTask, whose
 // `cancel()` is documented as safe to call from any thread (and after completion it does nothing).
 private struct TaskHandle: TransportTask, @unchecked Sendable {
