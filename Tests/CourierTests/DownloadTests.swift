@@ -19,21 +19,18 @@ final class DownloadTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("DownloadTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeScratchFolder("DownloadTests")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
+        removeScratchFolder(scratch)
     }
 
     private func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
 
     /// A file standing for what a streaming transport wrote to disk.
     private func transportFile(_ content: String) throws -> URL {
-        let file = scratch.appendingPathComponent("transport-\(UUID().uuidString)")
-        try Data(content.utf8).write(to: file)
-        return file
+        try writeFile(Data(content.utf8), in: scratch)
     }
 
     private func client(_ transport: any HTTPTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in })

@@ -21,18 +21,15 @@ final class FileBodyTests: XCTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("FileBodyTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeScratchFolder("FileBodyTests")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
+        removeScratchFolder(scratch)
     }
 
     private func file(_ content: Data) throws -> URL {
-        let url = scratch.appendingPathComponent("body-\(UUID().uuidString).bin")
-        try content.write(to: url)
-        return url
+        try writeFile(content, in: scratch)
     }
 
     private func client(_ transport: any HTTPTransport) -> NetworkClient {

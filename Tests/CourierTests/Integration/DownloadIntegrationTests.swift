@@ -9,12 +9,11 @@ final class DownloadIntegrationTests: IntegrationTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("DownloadIT-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeScratchFolder("DownloadIT")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
+        removeScratchFolder(scratch)
     }
 
     /// The transport's own files (`courier-download-…` in the temporary directory) that exist now.

@@ -9,18 +9,15 @@ final class FileUploadIntegrationTests: IntegrationTestCase {
     private var scratch: URL!
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("FileUploadIT-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeScratchFolder("FileUploadIT")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
+        removeScratchFolder(scratch)
     }
 
     private func file(_ content: Data) throws -> URL {
-        let url = scratch.appendingPathComponent("upload.bin")
-        try content.write(to: url)
-        return url
+        try writeFile(content, in: scratch, named: "upload.bin")
     }
 
     func test_givenAFileBody_whenSent_thenTheServerReceivesItsBytesWithOneContentLength() throws {
