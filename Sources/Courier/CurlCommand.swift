@@ -41,18 +41,19 @@ public enum CurlCommand {
     /// - Parameter request: Any request; credentials in it are redacted, not removed.
     /// - Returns: A command of one line per option, joined with ` \` continuations.
     public static func string(for request: URLRequest) -> String {
-        string(for: request, uploadFile: nil)
+        string(for: request, upload: nil)
     }
 
-    /// The command for `request`, whose body streams from `uploadFile` when it is set
-    /// (a ``RequestBody/file(_:contentType:)`` body): curl reads the same file.
-    static func string(for request: URLRequest, uploadFile: URL?) -> String {
+    /// The command for `request`, whose body streams from `upload` when it is set: curl reads
+    /// the same file for a ``RequestBody/file(_:contentType:)`` body; a form with file parts is
+    /// shown as a placeholder, as an in-memory one is.
+    static func string(for request: URLRequest, upload: UploadSource?) -> String {
         let method = request.httpMethod ?? "GET"
         let body = request.httpBody.flatMap { $0.isEmpty ? nil : $0 }
         let url = Redaction.scrub(request.url.map(Redaction.redact) ?? "<no URL>")
         var first = "curl"
         switch method {
-        case "GET" where body == nil && uploadFile == nil: break  // with a body, curl would send a POST
+        case "GET" where body == nil && upload == nil: break  // with a body, curl would send a POST
         case "HEAD": first += " --head"
         default: first += " -X " + quote(method)
         }
@@ -71,8 +72,11 @@ public enum CurlCommand {
         if let body {
             let contentType = headers.headerValue("Content-Type")
             lines.append("--data-raw " + quote(printable(body, contentType: contentType)))
-        } else if let uploadFile {
-            lines.append("--data-binary @" + quote(uploadFile.path))
+        } else if case .file(let file)? = upload {
+            lines.append("--data-binary @" + quote(file.path))
+        } else if case .form(let form)? = upload {
+            let files = form.parts.compactMap { $0.fileURL?.lastPathComponent }.joined(separator: ", ")
+            lines.append("--data-binary " + quote("<multipart/form-data with files \(files) not shown>"))
         }
         return Redaction.scrub(lines.joined(separator: " \\\n  "))
     }
@@ -124,6 +128,6 @@ extension NetworkClient {
     /// - Throws: What ``makeURLRequest(for:)`` throws.
     public func curlCommand<E: Endpoint>(for endpoint: E) throws -> String {
         let built = try core.builder.makeRequest(for: endpoint)
-        return CurlCommand.string(for: built.request, uploadFile: built.uploadFile)
+        return CurlCommand.string(for: built.request, upload: built.upload)
     }
 }

@@ -8,25 +8,43 @@ enum FileBody {
     /// A stream over `file` and its size in bytes.
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when `file` is not a `file:` URL, does
-    ///   not exist, is a folder, or cannot be opened.
+    ///   not exist, is not a regular file (a folder, a pipe, a device), or cannot be opened.
     static func open(_ file: URL) throws(NetworkError) -> (stream: InputStream, size: Int64) {
-        guard file.isFileURL else {
-            throw .invalidRequest(reason: "a file body needs a file URL, not \(Redaction.redact(file))")
-        }
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-        } catch {
-            throw .invalidRequest(reason: "the body file \(file.path) cannot be read: \(error.localizedDescription)")
-        }
-        guard (attributes[.type] as? FileAttributeType) != .typeDirectory else {
-            throw .invalidRequest(reason: "the body file \(file.path) is a folder")
-        }
-        guard let stream = InputStream(url: file), FileManager.default.isReadableFile(atPath: file.path) else {
+        let (resolved, size) = try regularFile(file, role: "the body file")
+        guard let stream = InputStream(url: resolved), FileManager.default.isReadableFile(atPath: resolved.path) else {
             throw .invalidRequest(reason: "the body file \(file.path) cannot be opened")
         }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         return (stream, size)
+    }
+
+    /// `file` with its symbolic links resolved, and its size in bytes.
+    ///
+    /// A symbolic link is followed: its own size is the length of the path it holds, which sent
+    /// as `Content-Length` would hang the request or corrupt the connection. Only a regular file
+    /// has a size that its content matches: a pipe or a device (`/dev/zero`) is refused rather
+    /// than read without end.
+    ///
+    /// - Parameter role: How errors name the file, e.g. "the body file".
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` naming `role` and the path.
+    static func regularFile(_ file: URL, role: String) throws(NetworkError) -> (url: URL, size: Int64) {
+        guard file.isFileURL else {
+            throw .invalidRequest(reason: "\(role) needs a file URL, not \(Redaction.redact(file))")
+        }
+        let resolved = file.resolvingSymlinksInPath()
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: resolved.path)
+        } catch {
+            throw .invalidRequest(reason: "\(role) \(file.path) cannot be read: \(error.localizedDescription)")
+        }
+        switch attributes[.type] as? FileAttributeType {
+        case .typeRegular?:
+            return (resolved, (attributes[.size] as? NSNumber)?.int64Value ?? 0)
+        case .typeDirectory?:
+            throw .invalidRequest(reason: "\(role) \(file.path) is a folder")
+        default:
+            throw .invalidRequest(reason: "\(role) \(file.path) is not a regular file")
+        }
     }
 
     /// Gives `request` a fresh stream over `file` and the file's current size, for one attempt

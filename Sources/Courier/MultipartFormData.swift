@@ -6,8 +6,17 @@ import Foundation
 /// var form = MultipartFormData()
 /// form.append("Ada", name: "name")
 /// form.append(pngData, name: "avatar", filename: "ada.png", contentType: "image/png")
+/// form.append(movieURL, name: "clip")       // read from disk when sent; video/mp4, "clip.mp4"
 /// let endpoint = UploadAvatar(body: .multipart(form))
 /// ```
+///
+/// A form whose parts are all in memory is sent as one `Data`. A form with file parts
+/// (``append(_:name:filename:contentType:)-(URL,_,_,_)``) is never read into memory by the
+/// pipeline: before its first attempt, off the caller's thread, the client writes the encoded form to a
+/// temporary file, copying each file part in 64 KiB pieces, and every attempt streams that file
+/// (Alamofire does the same for large forms). The temporary file is deleted once the request is
+/// over. A file part that does not exist, is a folder or is not a regular file fails the request
+/// with ``NetworkError/invalidRequest(reason:)`` before anything is sent.
 public struct MultipartFormData: Sendable, Equatable {
     /// One part of the form.
     public struct Part: Sendable, Equatable {
@@ -17,10 +26,14 @@ public struct MultipartFormData: Sendable, Equatable {
         public var filename: String?
         /// The part's `Content-Type`; `nil` for a plain text field (the server assumes `text/plain`).
         public var contentType: String?
-        /// The part's content.
+        /// The part's content when it is held in memory; unused (empty) for a part read from a
+        /// file (see ``fileURL``).
         public var data: Data
+        /// The file the part's content is read from when the request is sent, or `nil` for a part
+        /// held in ``data``. When set, ``data`` is ignored.
+        public var fileURL: URL?
 
-        /// Creates a part.
+        /// Creates a part held in memory.
         ///
         /// - Parameters:
         ///   - name: the form field name.
@@ -32,6 +45,21 @@ public struct MultipartFormData: Sendable, Equatable {
             self.filename = filename
             self.contentType = contentType
             self.data = data
+        }
+
+        /// Creates a part whose content is read from a file when the request is sent.
+        ///
+        /// - Parameters:
+        ///   - name: the form field name.
+        ///   - filename: the file name reported to the server; default `nil`.
+        ///   - contentType: the part's content type; default `nil`.
+        ///   - fileURL: a `file:` URL of a regular file.
+        public init(name: String, filename: String? = nil, contentType: String? = nil, fileURL: URL) {
+            self.name = name
+            self.filename = filename
+            self.contentType = contentType
+            self.data = Data()
+            self.fileURL = fileURL
         }
     }
 
@@ -77,18 +105,92 @@ public struct MultipartFormData: Sendable, Equatable {
         parts.append(Part(name: name, filename: filename, contentType: contentType, data: data))
     }
 
+    /// Adds a part whose content is read from a file when the request is sent, streamed in
+    /// pieces, never whole into memory (Alamofire's `append(_:withName:)` for a file URL, Moya's
+    /// `.file` form data).
+    ///
+    /// ```swift
+    /// form.append(recording, name: "clip")                         // "clip.m4a", audio/mp4
+    /// form.append(export, name: "report", contentType: "text/csv")  // the file's own name
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileURL: a `file:` URL of a regular file; its size is taken when the request is sent.
+    ///   - name: the field name.
+    ///   - filename: the file name reported to the server; default the URL's last path component.
+    ///   - contentType: the part's content type; default one guessed from the file's extension
+    ///     (`png`, `jpg`, `heic`, `pdf`, `json`, `txt`, `csv`, `zip`, `mp4`, `mov`, `m4a`, `mp3`
+    ///     and a few more), else `application/octet-stream`.
+    public mutating func append(_ fileURL: URL, name: String, filename: String? = nil, contentType: String? = nil) {
+        parts.append(Part(
+            name: name, filename: filename ?? fileURL.lastPathComponent,
+            contentType: contentType ?? Self.contentType(forExtension: fileURL.pathExtension), fileURL: fileURL))
+    }
+
     /// The value for the request's `Content-Type` header: `multipart/form-data; boundary=…`.
     public var contentType: String {
         "multipart/form-data; boundary=\(boundary)"
     }
 
-    /// The encoded body: each part framed by the boundary, with CRLF line endings.
+    /// The encoded body: each part framed by the boundary, with CRLF line endings. File parts
+    /// are read into memory here; the pipeline itself never calls this for a form with file parts
+    /// (see ``MultipartFormData``), so use it to inspect small forms.
     ///
     /// Quotes, CR and LF in field and file names are percent-encoded, and CR, LF and NUL are
     /// removed from a part's content type, so that no caller text can break the framing or add a
     /// header to a part.
-    public func encoded() -> Data {
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read (missing,
+    ///   a folder, not a regular file, or changed size while it was read).
+    public func encoded() throws(NetworkError) -> Data {
         var body = Data()
+        try encode { (piece: Data) throws(NetworkError) in body.append(piece) }
+        return body
+    }
+
+    /// Whether any part is read from a file.
+    var hasFileParts: Bool {
+        parts.contains { $0.fileURL != nil }
+    }
+
+    /// Checks that every file part names a readable regular file, before anything is sent.
+    func checkFileParts() throws(NetworkError) {
+        for part in parts {
+            if let file = part.fileURL { _ = try FileBody.regularFile(file, role: "the form file of part \"\(part.name)\"") }
+        }
+    }
+
+    /// Writes the encoded form to `destination` (created or replaced), reading each file part in
+    /// 64 KiB pieces.
+    ///
+    /// - Parameter shouldStop: Asked before each piece; `true` abandons the write (the request
+    ///   was cancelled) with an error the caller discards.
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read or the
+    ///   destination cannot be written; the destination may then hold part of the form.
+    func write(to destination: URL, shouldStop: () -> Bool = { false }) throws(NetworkError) {
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+            throw .invalidRequest(reason: "the multipart body could not be written to \(destination.path)")
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: destination)
+        } catch {
+            throw .invalidRequest(reason: "the multipart body could not be written: \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        try encode { (piece: Data) throws(NetworkError) in
+            if shouldStop() { throw .cancelled }
+            do {
+                try handle.write(contentsOf: piece)
+            } catch {
+                throw .invalidRequest(reason: "the multipart body could not be written: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Hands `emit` the encoded form piece by piece, in order: framing, in-memory content, and
+    /// each file part's content in pieces of at most `pieceSize` bytes.
+    private func encode(pieceSize: Int = 64 << 10, _ emit: (Data) throws(NetworkError) -> Void) throws(NetworkError) {
         for part in parts {
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escape(part.name))\""
             if let filename = part.filename {
@@ -99,12 +201,70 @@ public struct MultipartFormData: Sendable, Equatable {
                 head += "Content-Type: \(Self.stripLineBreaks(contentType))\r\n"
             }
             head += "\r\n"
-            body.append(Data(head.utf8))
-            body.append(part.data)
-            body.append(Data("\r\n".utf8))
+            try emit(Data(head.utf8))
+            if let file = part.fileURL {
+                try Self.read(file, part: part.name, pieceSize: pieceSize, into: emit)
+            } else {
+                try emit(part.data)
+            }
+            try emit(Data("\r\n".utf8))
         }
-        body.append(Data("--\(boundary)--\r\n".utf8))
-        return body
+        try emit(Data("--\(boundary)--\r\n".utf8))
+    }
+
+    /// Reads exactly the size `file` has now, in pieces: a file that is shorter by the end (it
+    /// changed meanwhile) fails, and one that grew is cut at the size read at the start, so the
+    /// framing stays intact and the read always ends.
+    private static func read(
+        _ file: URL, part: String, pieceSize: Int, into emit: (Data) throws(NetworkError) -> Void
+    ) throws(NetworkError) {
+        let role = "the form file of part \"\(part)\""
+        let (resolved, size) = try FileBody.regularFile(file, role: role)
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: resolved)
+        } catch {
+            throw .invalidRequest(reason: "\(role) \(file.path) cannot be opened: \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        var remaining = size
+        while remaining > 0 {
+            let piece: Data?
+            do {
+                piece = try handle.read(upToCount: Int(min(Int64(pieceSize), remaining)))
+            } catch {
+                throw .invalidRequest(reason: "\(role) \(file.path) could not be read: \(error.localizedDescription)")
+            }
+            guard let piece, !piece.isEmpty else {
+                throw .invalidRequest(reason: "\(role) \(file.path) became shorter while it was read")
+            }
+            remaining -= Int64(piece.count)
+            try emit(piece)
+        }
+    }
+
+    /// A content type for common file extensions, else `application/octet-stream`.
+    static func contentType(forExtension pathExtension: String) -> String {
+        switch pathExtension.lowercased() {
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "heic": return "image/heic"
+        case "webp": return "image/webp"
+        case "pdf": return "application/pdf"
+        case "json": return "application/json"
+        case "xml": return "application/xml"
+        case "zip": return "application/zip"
+        case "txt": return "text/plain"
+        case "csv": return "text/csv"
+        case "html", "htm": return "text/html"
+        case "mp4": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "m4a": return "audio/mp4"
+        case "mp3": return "audio/mpeg"
+        case "wav": return "audio/wav"
+        default: return "application/octet-stream"
+        }
     }
 
     private static func escape(_ text: String) -> String {

@@ -259,11 +259,11 @@ extension NetworkClient {
         progress: ProgressHandler? = nil, writesBodyToFile: Bool = false,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
-        let (request, uploadFile) = try core.builder.makeRequest(for: endpoint)
+        let (request, upload) = try core.builder.makeRequest(for: endpoint)
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,
-            uploadFile: uploadFile, decode: decode)
+            upload: upload, decode: decode)
     }
 }
 

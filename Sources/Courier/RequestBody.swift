@@ -34,12 +34,13 @@ public enum RequestBody: Sendable {
     /// ```
     case file(URL, contentType: String)
 
-    /// The encoded bytes and their content type (both `nil` for ``none``), or, for ``file(_:contentType:)``,
-    /// the file the body streams from.
+    /// The encoded bytes and their content type (both `nil` for ``none``), or, for a body that is
+    /// streamed (``file(_:contentType:)``, a form with file parts), where it streams from.
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a ``json(_:)`` value cannot be encoded
-    ///   (for example a `Double.nan`, or an `encode(to:)` that throws), naming the problem.
-    func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?, file: URL?) {
+    ///   (for example a `Double.nan`, or an `encode(to:)` that throws), naming the problem, or when
+    ///   a form's file part is not a readable regular file.
+    func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?, upload: UploadSource?) {
         switch self {
         case .none:
             return (nil, nil, nil)
@@ -53,10 +54,13 @@ public enum RequestBody: Sendable {
             return (data, contentType, nil)
         case .form(let fields):
             return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded", nil)
+        case .multipart(let form) where form.hasFileParts:
+            try form.checkFileParts()
+            return (nil, form.contentType, .form(form))   // written to a file when sent: see `StagedForm`
         case .multipart(let form):
-            return (form.encoded(), form.contentType, nil)
+            return (try form.encoded(), form.contentType, nil)
         case .file(let file, let contentType):
-            return (nil, contentType, file)   // streamed: see `RequestBuilder`
+            return (nil, contentType, .file(file))   // streamed: see `RequestBuilder`
         }
     }
 
@@ -91,4 +95,12 @@ public enum RequestBody: Sendable {
             return subject + ": \(error)"
         }
     }
+}
+
+/// Where a streamed request body comes from.
+enum UploadSource: Sendable {
+    /// A ``RequestBody/file(_:contentType:)`` body: each attempt reopens the file.
+    case file(URL)
+    /// A form with file parts: written to a temporary file before the first attempt (see `StagedForm`).
+    case form(MultipartFormData)
 }

@@ -23,21 +23,25 @@ struct RequestBuilder: Sendable {
         encoder = configuration.encoder
     }
 
-    /// The request for `endpoint`; see ``NetworkClient/makeURLRequest(for:)`` for the rules.
+    /// The request for `endpoint`; see ``NetworkClient/makeURLRequest(for:)`` for the rules. A
+    /// form with file parts is read into memory here, so that the request shows what is sent.
     func makeURLRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> URLRequest {
-        try makeRequest(for: endpoint).request
+        var (request, upload) = try makeRequest(for: endpoint)
+        if case .form(let form)? = upload { request.httpBody = try form.encoded() }
+        return request
     }
 
-    /// The request for `endpoint`, and the file its body streams from (a ``RequestBody/file(_:contentType:)``
-    /// body), which each attempt reopens.
-    func makeRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> (request: URLRequest, uploadFile: URL?) {
+    /// The request for `endpoint`, and where its body streams from: the file of a
+    /// ``RequestBody/file(_:contentType:)`` body, which each attempt reopens (the request streams
+    /// it already), or a form with file parts (the request has no body yet).
+    func makeRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> (request: URLRequest, upload: UploadSource?) {
         let base = try base.get()
         let url = try base.url(appending: endpoint.path, query: endpoint.query)
         let interval = endpoint.timeout ?? timeout
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
         }
-        let (body, contentType, file) = try endpoint.body.encoded(using: encoder)
+        let (body, contentType, upload) = try endpoint.body.encoded(using: encoder)
 
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
@@ -54,14 +58,14 @@ struct RequestBuilder: Sendable {
             request.httpMethod = method.rawValue
         }
         request.allHTTPHeaderFields = headers
-        if let file {
+        if case .file(let file)? = upload {
             // The file's size, whatever the endpoint says: a wrong length hangs the request or
             // corrupts the connection. Each attempt measures the file again.
             _ = try FileBody.prepare(&request, from: file)
         } else {
             request.httpBody = body
         }
-        return (request, file)
+        return (request, upload)
     }
 }
 

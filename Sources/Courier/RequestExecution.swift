@@ -35,6 +35,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// Forwards the transport's progress reports to the caller's handler; `nil` when none was given.
     /// The shared ``context`` carries no reporter: each attempt gets its own (see `context(forAttempt:)`).
     let progress: ProgressRelay?
+    /// A form with file parts, written to its temporary file before the first attempt; the
+    /// context names that file, which every attempt streams. `nil` for every other body.
+    let stagedForm: StagedForm?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
     /// settles the request (for resuming an awaiting task, which needs no hop of its own).
@@ -53,7 +56,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         needsDecoding: Bool = true,
         progress: ProgressHandler? = nil,
         writesBodyToFile: Bool = false,
-        uploadFile: URL? = nil,
+        upload: UploadSource? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -66,6 +69,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
+        let uploadFile: URL?
+        switch upload {
+        case .file(let file)?:
+            uploadFile = file
+            stagedForm = nil
+        case .form(let form)?:
+            let staged = StagedForm(form)
+            uploadFile = staged.file
+            stagedForm = staged
+        case nil:
+            uploadFile = nil
+            stagedForm = nil
+        }
         self.context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
             scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
@@ -105,9 +121,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     // MARK: Enqueue
 
-    /// Starts the first attempt, from the caller of `request`/`send`.
+    /// Starts the first attempt, from the caller of `request`/`send`; a form with file parts is
+    /// first written to its temporary file, on a global queue (not the caller's thread, which may
+    /// be the main thread), and a request cancelled meanwhile stops the copy.
     func start() {
-        beginAttempt()
+        guard let stagedForm else { return beginAttempt() }
+        DispatchQueue.global().async { [self] in
+            do throws(NetworkError) {
+                try stagedForm.write { state.withLock { $0.phase.isFinished } }
+            } catch {
+                return fail(error)   // does nothing when a cancellation settled the request first
+            }
+            beginAttempt()
+        }
     }
 
     /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,

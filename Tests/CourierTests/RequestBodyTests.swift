@@ -89,11 +89,11 @@ final class RequestBodyTests: XCTestCase {
         XCTAssertEqual(encoded.data, expected)
     }
 
-    func test_givenDefaultBoundary_whenCreated_thenRandomAndUnique() {
+    func test_givenDefaultBoundary_whenCreated_thenRandomAndUnique() throws {
         let first = MultipartFormData(), second = MultipartFormData()
         XCTAssertNotEqual(first.boundary, second.boundary)
         XCTAssertTrue(first.boundary.hasPrefix("courier-"))
-        XCTAssertEqual(first.encoded(), Data("--\(first.boundary)--\r\n".utf8))
+        XCTAssertEqual(try first.encoded(), Data("--\(first.boundary)--\r\n".utf8))
     }
 
     func test_givenFieldNameWithLineBreak_whenEncoded_thenCannotInjectHeaders() throws {
@@ -110,7 +110,7 @@ final class RequestBodyTests: XCTestCase {
         var form = MultipartFormData(boundary: "XyZ")
         form.append(Data("x".utf8), name: "f\r\nX-Name: 1", filename: "a\r\nb",
                     contentType: "text/plain\r\nX-Injected: 1\u{0}")
-        let text = String(decoding: form.encoded(), as: UTF8.self)
+        let text = String(decoding: try form.encoded(), as: UTF8.self)
         XCTAssertFalse(text.contains("\r\nX-Injected"), text.debugDescription)
         XCTAssertFalse(text.contains("\r\nX-Name"), text.debugDescription)
         XCTAssertFalse(text.contains("\u{0}"), text.debugDescription)

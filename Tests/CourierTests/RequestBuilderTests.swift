@@ -165,7 +165,7 @@ final class RequestBuilderTests: XCTestCase {
         let multipart = MultipartFormData(boundary: "XyZ", parts: [.init(name: "f", data: Data("v".utf8))])
         let parts = try client.makeURLRequest(for: Path(path: "a", body: .multipart(multipart)))
         XCTAssertEqual(parts.value(forHTTPHeaderField: "Content-Type"), "multipart/form-data; boundary=XyZ")
-        XCTAssertEqual(parts.httpBody, multipart.encoded())
+        XCTAssertEqual(parts.httpBody, try multipart.encoded())
 
         let none = try client.makeURLRequest(for: Path(path: "a"))
         XCTAssertNil(none.value(forHTTPHeaderField: "Content-Type"))

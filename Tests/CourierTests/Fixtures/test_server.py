@@ -40,9 +40,15 @@ Routes (every route answers any method unless noted):
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
   /stats                     {"requests": total requests received, this one included}
+  POST /multipart            parses a multipart/form-data body with the standard library's email
+                             parser: {"parts": [{"name", "filename", "content_type", "size", "fnv1a"}]}
+                             (fnv1a: the payload's 64-bit FNV-1a hash, as a decimal string)
+                             in order; 400 when the body is not a well-formed form
 """
 
 import argparse
+import email.parser
+import email.policy
 import gzip
 import json
 import os
@@ -162,6 +168,13 @@ def large_document(kb):
 def pattern_bytes(n):
     block = bytes(range(256))
     return (block * (n // 256 + 1))[:n]
+
+
+def fnv1a64(data):
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value
 
 
 def first(query, name, default=None):
@@ -372,6 +385,26 @@ class Handler(BaseHTTPRequestHandler):
             value["metadata"] = {"status": str(code), "desc": message_for(code)}
         self.send_json(code, value, headers)
 
+    def route_multipart(self, parts, query, segments, body):
+        content_type = self.headers.get("Content-Type", "")
+        if not content_type.startswith("multipart/form-data"):
+            raise ValueError("not multipart/form-data: %r" % content_type)
+        head = ("Content-Type: %s\r\nMIME-Version: 1.0\r\n\r\n" % content_type).encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+        if not message.is_multipart() or message.defects:
+            raise ValueError("malformed form: %r" % (message.defects,))
+        found = []
+        for part in message.iter_parts():
+            payload = part.get_payload(decode=True) or b""
+            found.append({
+                "name": part.get_param("name", header="content-disposition"),
+                "filename": part.get_filename(),
+                "content_type": part.get("Content-Type"),
+                "size": len(payload),
+                "fnv1a": str(fnv1a64(payload)),
+            })
+        self.send_json(200, {"parts": found})
+
     def route_reset(self, parts, query, segments, body):
         STATE.reset()
         self.send_json(200, {"reset": True})
@@ -460,6 +493,7 @@ ROUTES = {
     "x-auth": Handler.route_x_auth,
     "auth": Handler.route_auth,
     "counter": Handler.route_counter,
+    "multipart": Handler.route_multipart,
     "reset": Handler.route_reset,
     "stats": Handler.route_stats,
     "stall": Handler.route_stall,

@@ -95,3 +95,47 @@ final class FileUploadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(json["body_length"].int, content.count)
     }
 }
+
+/// Multipart forms with file parts over URLSession: an independent parser (Python's email
+/// package, in the test server) finds every part with its name, file name, type and bytes.
+final class MultipartUploadIntegrationTests: IntegrationTestCase {
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = try makeScratchFolder("MultipartUploadIT")
+    }
+
+    override func tearDownWithError() throws {
+        removeScratchFolder(scratch)
+    }
+
+    func test_givenAFormWithFileParts_whenSent_thenTheServerParsesEveryPartWithItsBytes() throws {
+        // Bytes that look like framing ("\r\n--") inside the content must not end the part.
+        let binary = Data((0..<300_000).map { [13, 10, 45, 45, UInt8($0 % 256)][$0 % 5] })
+        let text = Data(String(repeating: "a line of text\r\n", count: 1_000).utf8)
+        let video = try writeFile(binary, in: scratch, named: "clip.mp4")
+        let notes = try writeFile(text, in: scratch, named: "notes.txt")
+        var form = MultipartFormData()
+        form.append("Ada Lovelace", name: "author")
+        form.append(video, name: "clip")
+        form.append(Data([0, 1, 2]), name: "raw", filename: "raw.bin")
+        form.append(notes, name: "notes", filename: "renamed.txt")
+        let endpoint = LiveJSONEndpoint(path: "multipart", method: .post, body: .multipart(form))
+
+        let json = try value(of: try makeClient().request(endpoint), within: 20)
+
+        let parts = json["parts"].array ?? []
+        XCTAssertEqual(parts.map { $0["name"].string }, ["author", "clip", "raw", "notes"])
+        XCTAssertEqual(parts.map { $0["filename"].string }, [nil, "clip.mp4", "raw.bin", "renamed.txt"])
+        XCTAssertEqual(parts.map { $0["content_type"].string },
+                       [nil, "video/mp4", "application/octet-stream", "text/plain"])
+        XCTAssertEqual(parts.map { $0["size"].int }, [12, binary.count, 3, text.count])
+        XCTAssertEqual(parts.map { $0["fnv1a"].string },
+                       [Data("Ada Lovelace".utf8), binary, Data([0, 1, 2]), text].map { String(fnv1a64($0)) })
+    }
+}
+
+/// 64-bit FNV-1a, as the test server's `/multipart` route computes it.
+private func fnv1a64(_ data: Data) -> UInt64 {
+    data.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Multipart forms with file parts: the form is written to a temporary file that every attempt
+/// streams, the bytes are those of the same form held in memory, bad files are refused before
+/// sending, and the temporary file goes away with the request.
+final class MultipartFileTests: XCTestCase {
+    struct Upload: Endpoint {
+        typealias Response = EmptyResponse
+        var path: String { "forms" }
+        var method: HTTPMethod { .post }
+        let form: MultipartFormData
+        var retryPolicy: RetryPolicy?
+        var body: RequestBody { .multipart(form) }
+    }
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = try makeScratchFolder("MultipartFileTests")
+    }
+
+    override func tearDownWithError() throws {
+        removeScratchFolder(scratch)
+    }
+
+    private func client(_ transport: any HTTPTransport) -> NetworkClient {
+        NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
+    }
+
+    /// A form with a text field and `file` as a file part, and the same form with the file's
+    /// bytes in memory (same boundary), which must encode to the same body.
+    private func forms(file: URL, content: Data) -> (onDisk: MultipartFormData, inMemory: MultipartFormData) {
+        var onDisk = MultipartFormData(boundary: "B0undary")
+        onDisk.append("Ada", name: "name")
+        onDisk.append(file, name: "clip", contentType: "video/mp4")
+        var inMemory = MultipartFormData(boundary: "B0undary")
+        inMemory.append("Ada", name: "name")
+        inMemory.append(content, name: "clip", filename: file.lastPathComponent, contentType: "video/mp4")
+        return (onDisk, inMemory)
+    }
+
+    /// 200 000 bytes: several 64 KiB pieces and a partial one.
+    private let content = Data((0..<200_000).map { UInt8($0 % 251) })
+
+    func test_givenAFilePart_whenAppended_thenItsNameAndTypeComeFromTheURLUnlessGiven() {
+        var form = MultipartFormData()
+        form.append(URL(fileURLWithPath: "/photos/Ada.PNG"), name: "avatar")
+        form.append(URL(fileURLWithPath: "/exports/data.weird"), name: "blob")
+        form.append(URL(fileURLWithPath: "/exports/report.txt"), name: "report", filename: "r.csv", contentType: "text/csv")
+
+        XCTAssertEqual(form.parts.map(\.filename), ["Ada.PNG", "data.weird", "r.csv"])
+        XCTAssertEqual(form.parts.map(\.contentType), ["image/png", "application/octet-stream", "text/csv"])
+        XCTAssertEqual(form.parts.map(\.fileURL?.path), ["/photos/Ada.PNG", "/exports/data.weird", "/exports/report.txt"])
+        XCTAssertEqual(form.parts.map(\.data), [Data(), Data(), Data()])
+    }
+
+    func test_givenAFilePart_whenEncoded_thenTheBytesAreThoseOfTheSameFormInMemory() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let (onDisk, inMemory) = forms(file: url, content: content)
+
+        XCTAssertEqual(try onDisk.encoded(), try inMemory.encoded())
+    }
+
+    func test_givenAFilePart_whenSent_thenTheTransportStreamsAStagedCopyOfTheWholeForm() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let (onDisk, inMemory) = forms(file: url, content: content)
+        let transport = RecordingTransport.answering(204)
+
+        _ = try client(transport).request(Upload(form: onDisk)).wait(within: 5)
+
+        let sent = try XCTUnwrap(transport.requests.first)
+        let expected = try inMemory.encoded()
+        XCTAssertNil(sent.httpBody, "the pipeline never holds a form with files in memory")
+        XCTAssertEqual(sent.httpBodyStream.map(readAll), expected)
+        XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Length"), String(expected.count))
+        XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Type"), "multipart/form-data; boundary=B0undary")
+        let staged = try XCTUnwrap(transport.contexts.first?.uploadFile)
+        XCTAssertNotEqual(staged, url, "the transport uploads the staged form, not the part's file")
+        XCTAssertTrue(staged.lastPathComponent.hasPrefix("courier-upload-"), staged.path)
+    }
+
+    func test_givenRetries_thenEveryAttemptSendsTheSameStagedForm() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let (onDisk, inMemory) = forms(file: url, content: content)
+        let reads = Protected<[Data]>([])
+        let transport = RecordingTransport(.immediate { request in
+            let read = request.httpBodyStream.map(readAll) ?? Data()
+            let attempt = reads.withLock { reads -> Int in
+                reads.append(read)
+                return reads.count
+            }
+            return .success(HTTPResponse(statusCode: attempt < 3 ? 503 : 204, url: request.url))
+        })
+        let retrying = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0, retryableMethods: [.post])
+
+        _ = try client(transport).request(Upload(form: onDisk, retryPolicy: retrying)).wait(within: 5)
+
+        let expected = try inMemory.encoded()
+        XCTAssertEqual(reads.withLock { $0 }, [expected, expected, expected])
+        XCTAssertEqual(Set(transport.contexts.map(\.uploadFile)).count, 1, "one staged file for every attempt")
+    }
+
+    func test_givenTheRequestIsOver_thenTheStagedFileIsDeleted() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        for status in [204, 500] {
+            let transport = RecordingTransport(.immediate { request in
+                .success(HTTPResponse(statusCode: status, url: request.url))
+            }, keepsCompletions: false)
+
+            _ = try? client(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
+
+            let staged = try XCTUnwrap(transport.contexts.first?.uploadFile)
+            XCTAssertTrue(eventually { !FileManager.default.fileExists(atPath: staged.path) }, "after \(status)")
+        }
+    }
+
+    func test_givenARequestCancelledWhileHeld_thenNothingIsSentAndTheStagedFileIsDeleted() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport.answering(204)
+        let client = client(transport)
+        client.pause()
+        let before = stagedFiles()
+        let promise = client.request(Upload(form: forms(file: url, content: content).onDisk))
+
+        promise.cancel()
+
+        XCTAssertThrowsError(try promise.wait(within: 5)) { error in
+            XCTAssertTrue(isCancellation(error), "\(error)")
+        }
+        client.resume()
+        XCTAssertEqual(transport.sendCount, 0)
+        XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "the staged copy is deleted")
+    }
+
+    func test_givenAFilePartThatCannotBeRead_thenTheRequestIsRefusedBeforeSending() throws {
+        let transport = RecordingTransport.answering(204)
+        let client = client(transport)
+        let candidates = [
+            scratch.appendingPathComponent("missing.bin"),
+            scratch!,
+            URL(fileURLWithPath: "/dev/zero"),
+            URL(string: "https://elsewhere.example/clip.mp4")!,
+        ]
+
+        for file in candidates {
+            var form = MultipartFormData()
+            form.append(file, name: "clip")
+            XCTAssertThrowsError(try client.request(Upload(form: form)).wait(within: 5), file.absoluteString) { error in
+                guard case .invalidRequest(let reason)? = error as? NetworkError else {
+                    return XCTFail("expected invalidRequest, got \(error)")
+                }
+                XCTAssertTrue(reason.contains("part \"clip\""), reason)
+            }
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
+    func test_givenAFilePartRemovedBeforeItIsStaged_thenStagingFailsAsInvalid() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let form = forms(file: url, content: content).onDisk
+        XCTAssertNoThrow(try client(RecordingTransport.answering()).makeURLRequest(for: Upload(form: form)))
+        try FileManager.default.removeItem(at: url)   // checked when built, gone when staged
+
+        XCTAssertThrowsError(try StagedForm(form).write(shouldStop: { false })) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else {
+                return XCTFail("expected invalidRequest, got \(error)")
+            }
+            XCTAssertTrue(reason.contains(url.path), reason)
+        }
+    }
+
+    func test_givenAStagingCopyAskedToStop_thenItStopsWithCancelled() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let staged = StagedForm(forms(file: url, content: content).onDisk)
+        let asked = Protected(0)
+
+        XCTAssertThrowsError(try staged.write(shouldStop: { asked.withLock { $0 += 1; return $0 > 2 } })) { error in
+            XCTAssertEqual((error as? NetworkError).map(\.shortName), "cancelled")
+        }
+        XCTAssertEqual(asked.withLock { $0 }, 3, "stops at the first piece after being told")
+    }
+
+    func test_givenAFilePart_whenInspected_thenMakeURLRequestShowsTheWholeBodyAndCurlAPlaceholder() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let (onDisk, inMemory) = forms(file: url, content: content)
+        let client = client(RecordingTransport.answering())
+
+        let request = try client.makeURLRequest(for: Upload(form: onDisk))
+        let command = try client.curlCommand(for: Upload(form: onDisk))
+
+        XCTAssertEqual(request.httpBody, try inMemory.encoded())
+        XCTAssertTrue(command.contains("--data-binary '<multipart/form-data with files clip.mp4 not shown>'"), command)
+    }
+
+    func test_givenAFileBodyThatIsASymbolicLink_thenTheTargetsSizeAndBytesAreSent() throws {
+        let target = try writeFile(content, in: scratch, named: "target.bin")
+        let link = scratch.appendingPathComponent("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        var form = MultipartFormData(boundary: "B")
+        form.append(link, name: "clip")
+        let client = client(RecordingTransport.answering())
+
+        let fileBody = try client.makeURLRequest(for: FileBodyTests.Upload(file: link))
+        let formBody = try client.makeURLRequest(for: Upload(form: form))
+
+        XCTAssertEqual(fileBody.value(forHTTPHeaderField: "Content-Length"), String(content.count),
+                       "the link's own size (its path's length) would hang or corrupt the connection")
+        XCTAssertEqual(fileBody.httpBodyStream.map(readAll), content)
+        XCTAssertTrue(formBody.httpBody.map { $0.range(of: content) != nil } ?? false)
+    }
+
+    func test_givenAFileBodyThatIsNotARegularFile_thenItIsRefusedBeforeSending() throws {
+        let transport = RecordingTransport.answering(204)
+
+        XCTAssertThrowsError(
+            try client(transport).request(FileBodyTests.Upload(file: URL(fileURLWithPath: "/dev/zero"))).wait(within: 5)
+        ) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else {
+                return XCTFail("expected invalidRequest, got \(error)")
+            }
+            XCTAssertTrue(reason.contains("not a regular file"), reason)
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
+    /// The staged copies (`courier-upload-…` in the temporary directory) that exist now.
+    private func stagedFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("courier-upload-") })
+    }
+}
+
+/// Everything `stream` holds.
+private func readAll(_ stream: InputStream) -> Data {
+    stream.open()
+    defer { stream.close() }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 4_096)
+    while true {
+        let count = stream.read(&buffer, maxLength: buffer.count)
+        if count <= 0 { break }
+        data.append(buffer, count: count)
+    }
+    return data
+}
