@@ -10,7 +10,7 @@ import Glibc
 import Musl
 #endif
 
-/// The outcome of ``NetworkClient/download(_:to:progress:)``: where the body was saved, and the
+/// The outcome of ``NetworkClient/download(_:to:progress:)-(_,URL,_)``: where the body was saved, and the
 /// response it came with.
 ///
 /// ```swift
@@ -49,6 +49,34 @@ enum DownloadStorage {
             throw NetworkError.invalidRequest(
                 reason: "the download destination \(destination.path) is a directory")
         }
+    }
+
+    /// Refuses a folder for ``DownloadDestination/suggested(in:fallback:)`` that cannot be one,
+    /// before anything is sent: not a file URL, or an existing file.
+    static func validate(folder: URL) throws(NetworkError) {
+        guard folder.isFileURL, !folder.path.isEmpty else {
+            throw NetworkError.invalidRequest(
+                reason: "a download folder must be a file URL, not \(Redaction.redact(folder))")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw NetworkError.invalidRequest(reason: "the download folder \(folder.path) is a file")
+        }
+    }
+
+    /// Saves the body of `response` where `destination` chooses; a chosen URL that cannot be a
+    /// file fails as the save would (the body is deleted).
+    static func save(_ response: HTTPResponse, to destination: DownloadDestination) -> Result<DownloadedFile, NetworkError> {
+        let url = destination.choose(response)
+        do {
+            try validate(url)
+        } catch {
+            discard(response)
+            var failed = response
+            failed.bodyFileURL = nil
+            return .failure(.decodingFailed(underlying: error, response: failed))
+        }
+        return save(response, to: url)
     }
 
     /// Puts the body of `response` at `destination`, replacing any file there and creating missing

@@ -20,7 +20,7 @@ public struct HTTPResponse: Sendable, Equatable {
     /// The URL of the response (after redirects), when known.
     public var url: URL?
     /// Where the body is when it was written to a file rather than kept in memory (a
-    /// ``NetworkClient/download(_:to:progress:)``); ``body`` is empty then. `nil` for a body in memory.
+    /// ``NetworkClient/download(_:to:progress:)-(_,URL,_)``); ``body`` is empty then. `nil` for a body in memory.
     public var bodyFileURL: URL?
 
     /// Creates a response.

@@ -27,7 +27,7 @@ public struct TransportContext: Sendable {
     /// context.progress?(TransferProgress(bytesSent: sent, totalBytesToSend: total))
     /// ```
     public internal(set) var progress: (@Sendable (TransferProgress) -> Void)?
-    /// `true` for a download (``NetworkClient/download(_:to:progress:)``): the caller wants the
+    /// `true` for a download (``NetworkClient/download(_:to:progress:)-(_,URL,_)``): the caller wants the
     /// body on disk, not in memory. A transport that can stream it writes it to a file of its own
     /// (in a temporary directory; the client moves or deletes it) and reports that file in
     /// ``HTTPResponse/bodyFileURL`` with an empty ``HTTPResponse/body``; such a body is not held to

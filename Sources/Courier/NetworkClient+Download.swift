@@ -49,12 +49,33 @@ extension NetworkClient {
     public func download<E: Endpoint>(
         _ endpoint: E, to destination: URL, progress: ProgressHandler? = nil
     ) -> Promise<DownloadedFile> {
+        download(endpoint, to: .file(destination), progress: progress)
+    }
+
+    /// ``download(_:to:progress:)-(_,URL,_)`` to a destination that may depend on the response: a
+    /// file named by the server in a folder of yours, or one your code picks (see
+    /// ``DownloadDestination``).
+    ///
+    /// ```swift
+    /// let file = try await client.download(Report(id: 7), to: .suggested(in: reports)).value
+    /// print(file.fileURL.lastPathComponent)   // "Q3 results.pdf"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used.
+    ///   - destination: Where to save the body.
+    ///   - progress: Where progress reports go (see ``ProgressHandler``). Default: `nil`, none.
+    /// - Returns: A promise of the saved file; it rejects with a ``NetworkError`` (or
+    ///   ``/Promises/PromiseError/cancelled`` when the promise itself was cancelled).
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: DownloadDestination, progress: ProgressHandler? = nil
+    ) -> Promise<DownloadedFile> {
         promised { resolver throws(NetworkError) in
             try makeDownload(endpoint, to: destination, resolver: resolver, handler: nil, progress: progress)
         }
     }
 
-    /// ``download(_:to:progress:)`` in the completion-handler style: `completion` runs once, on
+    /// ``download(_:to:progress:)-(_,URL,_)`` in the completion-handler style: `completion` runs once, on
     /// ``Configuration/callbackQueue``.
     ///
     /// ```swift
@@ -75,6 +96,29 @@ extension NetworkClient {
         _ endpoint: E, to destination: URL, progress: ProgressHandler? = nil,
         completion: @escaping @Sendable (Result<DownloadedFile, NetworkError>) -> Void
     ) -> RequestTask {
+        download(endpoint, to: .file(destination), progress: progress, completion: completion)
+    }
+
+    /// ``download(_:to:progress:)-(_,DownloadDestination,_)`` in the completion-handler style:
+    /// `completion` runs once, on ``Configuration/callbackQueue``.
+    ///
+    /// ```swift
+    /// client.download(Report(id: 7), to: .suggested(in: reports)) { result in
+    ///     if case .success(let file) = result { print("saved as", file.fileURL.lastPathComponent) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used.
+    ///   - destination: Where to save the body.
+    ///   - progress: Where progress reports go. Default: `nil`, none.
+    ///   - completion: Receives the saved file or a ``NetworkError``.
+    /// - Returns: A handle that cancels the download.
+    @discardableResult
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: DownloadDestination, progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<DownloadedFile, NetworkError>) -> Void
+    ) -> RequestTask {
         completing(completion) { handler throws(NetworkError) in
             try makeDownload(endpoint, to: destination, resolver: nil, handler: handler, progress: progress)
         }
@@ -83,10 +127,10 @@ extension NetworkClient {
     /// The execution of a download: the shared pipeline, with the transport asked to write the
     /// body to a file and "decoding" being the move to `destination`.
     private func makeDownload<E: Endpoint>(
-        _ endpoint: E, to destination: URL, resolver: Resolver<DownloadedFile>?,
+        _ endpoint: E, to destination: DownloadDestination, resolver: Resolver<DownloadedFile>?,
         handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?
     ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
-        try DownloadStorage.validate(destination)
+        try destination.check()
         // "Decoding" is the save, which touches the file system: like decoding, it never runs on
         // a gate's queue (see `saveDownload`).
         return try buildExecution(

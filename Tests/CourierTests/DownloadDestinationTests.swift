@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `DownloadDestination` and `HTTPResponse.suggestedFilename`: a server-chosen name always lands
+/// directly in the chosen folder, a destination picked from the response is checked like a fixed
+/// one, and the three kinds work through both call styles.
+final class DownloadDestinationTests: XCTestCase {
+    struct Report: Endpoint {
+        var path = "reports/q3"
+    }
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = try makeScratchFolder("DownloadDestinationTests")
+    }
+
+    override func tearDownWithError() throws {
+        removeScratchFolder(scratch)
+    }
+
+    private func response(disposition: String?, url: String = "https://api.example.com/reports/q3.pdf?v=2") -> HTTPResponse {
+        HTTPResponse(statusCode: 200, headers: disposition.map { ["Content-Disposition": $0] } ?? [:], url: URL(string: url))
+    }
+
+    // MARK: suggestedFilename
+
+    func test_givenContentDispositions_thenTheSuggestedNameIsTheServersMadeSafe() {
+        let cases: [(header: String, expected: String)] = [
+            (#"attachment; filename="Q3 results.pdf""#, "Q3 results.pdf"),
+            ("inline; filename=report.csv", "report.csv"),
+            (#"attachment; filename="EUR rates.pdf"; filename*=UTF-8''%E2%82%AC%20rates.pdf"#, "€ rates.pdf"),
+            ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
+            (#"attachment; FILENAME="upper.txt""#, "upper.txt"),
+            (#"attachment; filename="a\"b.txt""#, #"a"b.txt"#),
+            (#"attachment; filename="../../etc/passwd""#, "_.._etc_passwd"),
+            (#"attachment; filename=..\..\boot.ini"#, "_.._boot.ini"),
+            (#"attachment; filename="a\\b.txt""#, "a_b.txt"),
+            (#"attachment; filename=".bashrc""#, "bashrc"),
+            ("attachment; filename=\"invoice\u{202E}fdp.exe\"", "invoicefdp.exe"),
+            ("attachment; filename=\"tab\there\u{7}.txt\"", "tabhere.txt"),
+            (#"attachment; filename="  spaced.txt  ""#, "spaced.txt"),
+        ]
+        for (header, expected) in cases {
+            XCTAssertEqual(response(disposition: header).suggestedFilename, expected, header)
+        }
+    }
+
+    func test_givenNoUsableDisposition_thenTheURLsLastComponentIsSuggested() {
+        for header in [nil, "attachment", #"attachment; filename="...""#, #"attachment; filename="""#,
+                       "attachment; filename*=x-unknown''abc", "attachment; filename*=UTF-8''%ZZ"] {
+            XCTAssertEqual(response(disposition: header).suggestedFilename, "q3.pdf", header ?? "no header")
+        }
+        XCTAssertNil(response(disposition: nil, url: "https://api.example.com/").suggestedFilename)
+        XCTAssertNil(HTTPResponse(statusCode: 200).suggestedFilename)
+    }
+
+    func test_givenAVeryLongName_thenItIsCutTo255BytesKeepingTheExtension() throws {
+        let long = String(repeating: "é", count: 200) + ".pdf"   // 404 bytes
+        let name = try XCTUnwrap(response(disposition: "attachment; filename=\"\(long)\"").suggestedFilename)
+
+        XCTAssertLessThanOrEqual(name.utf8.count, 255)
+        XCTAssertGreaterThan(name.utf8.count, 250)
+        XCTAssertTrue(name.hasSuffix("é.pdf"), name)
+    }
+
+    // MARK: Destinations through the pipeline
+
+    func test_givenSuggestedInAFolder_whenDownloaded_thenTheServersNameIsUsedInsideIt() throws {
+        let client = NetworkClient.stubbing()
+            .body(Data("report".utf8)).headers(["Content-Disposition": #"attachment; filename="../Q3 results.pdf""#])
+            .makeClient()
+        let folder = scratch.appendingPathComponent("reports")
+
+        let file = try client.download(Report(), to: .suggested(in: folder)).wait(within: 5)
+
+        XCTAssertEqual(file.fileURL, folder.appendingPathComponent("_Q3 results.pdf"))
+        XCTAssertEqual(file.fileURL.deletingLastPathComponent().path, folder.path)
+        XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("report".utf8))
+    }
+
+    func test_givenSuggestedWithNoName_whenDownloaded_thenTheFallbackIsUsed() throws {
+        struct Root: Endpoint { var path: String { "" } }
+        let client = NetworkClient.stubbing().body(Data("x".utf8)).makeClient()
+
+        let file = try client.download(Root(), to: .suggested(in: scratch, fallback: "../latest.bin")).wait(within: 5)
+
+        XCTAssertEqual(file.fileURL.lastPathComponent, "_latest.bin", "the fallback is made safe too")
+        XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("x".utf8))
+    }
+
+    func test_givenAFolderThatIsAFile_thenTheDownloadIsRefusedBeforeSending() throws {
+        let notAFolder = try writeFile(Data("x".utf8), in: scratch, named: "plain.txt")
+        let transport = RecordingTransport.answering()
+        let client = NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
+
+        XCTAssertThrowsError(try client.download(Report(), to: .suggested(in: notAFolder)).wait(within: 5)) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("is a file"), reason)
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
+    func test_givenACustomDestination_whenDownloaded_thenItIsChosenFromTheResponse() throws {
+        let client = NetworkClient.stubbing().body(Data("v2".utf8)).headers(["ETag": "v2"]).makeClient()
+        let folder: URL = scratch
+        let destination = DownloadDestination.custom { response in
+            folder.appendingPathComponent("report-\(response.header("ETag") ?? "none").txt")
+        }
+
+        let file = try client.download(Report(), to: destination).wait(within: 5)
+
+        XCTAssertEqual(file.fileURL.lastPathComponent, "report-v2.txt")
+        XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("v2".utf8))
+    }
+
+    func test_givenACustomDestinationThatIsAFolder_thenTheDownloadFailsWithTheResponseAndWritesNothing() throws {
+        let client = NetworkClient.stubbing().body(Data("body".utf8)).makeClient()
+        let folder: URL = scratch
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+
+        XCTAssertThrowsError(try client.download(Report(), to: .custom { _ in folder }).wait(within: 5)) { error in
+            guard case .decodingFailed(_, let response)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertEqual(response.statusCode, 200)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), before)
+    }
+
+    func test_givenTheCompletionStyle_whenDownloadedToASuggestedName_thenTheCompletionGetsTheFile() throws {
+        let client = NetworkClient.stubbing()
+            .body(Data("csv".utf8)).headers(["Content-Disposition": "attachment; filename=export.csv"]).makeClient()
+        let done = expectation(description: "completion")
+        let outcome = Protected<Result<DownloadedFile, NetworkError>?>(nil)
+
+        client.download(Report(), to: .suggested(in: scratch)) { result in
+            outcome.withLock { $0 = result }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+
+        let file = try XCTUnwrap(outcome.withLock { $0 }).get()
+        XCTAssertEqual(file.fileURL.lastPathComponent, "export.csv")
+        XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("csv".utf8))
+    }
+}
