@@ -22,6 +22,10 @@ import FoundationNetworking
 ///   what was sent.
 /// - A form body (`application/x-www-form-urlencoded`) is printed with credential-named fields
 ///   redacted, if it is made of `name=value` pairs only.
+/// - A multipart form rendered by ``NetworkClient/curlCommand(for:)`` is printed as curl's own
+///   options, one per part: `-F` for a file part (curl reads the same file), `--form-string`
+///   for a text field (redacted when its name is a credential's) and a size placeholder for
+///   other parts held in memory; curl then frames the form with a boundary of its own.
 /// - Other bodies, and bodies over ``maximumPrintedBodySize`` bytes, are replaced by a
 ///   placeholder that gives their size and type: they may hold secrets in a format the
 ///   redaction cannot read.
@@ -45,9 +49,9 @@ public enum CurlCommand {
     }
 
     /// The command for `request`, whose body streams from `upload` when it is set: curl reads
-    /// the same file for a ``RequestBody/file(_:contentType:)`` body; a form with file parts is
-    /// shown as a placeholder, as an in-memory one is.
-    static func string(for request: URLRequest, upload: UploadSource?) -> String {
+    /// the same file for a ``RequestBody/file(_:contentType:)`` body. With `form`, the body is
+    /// printed as curl's own multipart options (see ``formOptions(_:)``) instead of the bytes.
+    static func string(for request: URLRequest, upload: UploadSource?, form: MultipartFormData? = nil) -> String {
         let method = request.httpMethod ?? "GET"
         let body = request.httpBody.flatMap { $0.isEmpty ? nil : $0 }
         let url = Redaction.scrub(request.url.map(Redaction.redact) ?? "<no URL>")
@@ -61,7 +65,12 @@ public enum CurlCommand {
         first += " " + quote(url)
         var lines = [first]
         var headers = Redaction.redact(request.allHTTPHeaderFields ?? [:])
-        if request.httpBodyStream != nil {
+        if form != nil {
+            // curl frames the parts itself, with a boundary (and length) of its own.
+            for name in headers.keys where ["content-type", "content-length"].contains(name.lowercased()) {
+                headers[name] = nil
+            }
+        } else if request.httpBodyStream != nil {
             // curl sizes a file body itself; a stream it cannot see has no body in the command,
             // and a length without one would make curl wait for it.
             for name in headers.keys where name.lowercased() == "content-length" { headers[name] = nil }
@@ -69,16 +78,42 @@ public enum CurlCommand {
         for name in headers.keys.sorted() {
             lines.append("-H " + quote(Redaction.scrub("\(name): \(headers[name] ?? "")")))
         }
-        if let body {
+        if let form {
+            lines += formOptions(form)
+        } else if let body {
             let contentType = headers.headerValue("Content-Type")
             lines.append("--data-raw " + quote(printable(body, contentType: contentType)))
         } else if case .file(let file)? = upload {
             lines.append("--data-binary @" + quote(file.path))
-        } else if case .form(let form)? = upload {
-            let files = form.parts.compactMap { $0.fileURL?.lastPathComponent }.joined(separator: ", ")
-            lines.append("--data-binary " + quote("<multipart/form-data with files \(files) not shown>"))
         }
         return Redaction.scrub(lines.joined(separator: " \\\n  "))
+    }
+
+    /// One option per part of `form`, in order: `-F 'name=@"path";type=…;filename="…"'` for a
+    /// file part (curl reads the same file), `--form-string 'name=value'` for a text field (the
+    /// value redacted when the name is a credential's), and a `--form-string` placeholder giving
+    /// the size for any other part held in memory.
+    static func formOptions(_ form: MultipartFormData) -> [String] {
+        form.parts.map { part in
+            if let file = part.fileURL {
+                // curl takes the type as it is (quotes would be sent), parameters included.
+                var option = "\(part.name)=@\(formQuoted(file.path))"
+                if let type = part.contentType { option += ";type=\(type.filter { $0 != "\"" && !$0.isNewline })" }
+                if let filename = part.filename { option += ";filename=\(formQuoted(filename))" }
+                return "-F " + quote(option)
+            }
+            if part.filename == nil, part.contentType == nil, let text = String(data: part.data, encoding: .utf8),
+               part.data.count <= maximumPrintedBodySize {
+                let value = Redaction.isSensitive(queryItemName: part.name) ? "<redacted>" : text
+                return "--form-string " + quote("\(part.name)=\(value)")
+            }
+            return "--form-string " + quote("\(part.name)=<\(part.data.count) bytes\(part.contentType.map { " of \($0)" } ?? "") not shown>")
+        }
+    }
+
+    /// `text` in double quotes for a curl `-F` value, `"` and `\` escaped with `\`.
+    private static func formQuoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// The body as it can be shown: redacted JSON or form fields, or a placeholder.
@@ -128,6 +163,8 @@ extension NetworkClient {
     /// - Throws: What ``makeURLRequest(for:)`` throws.
     public func curlCommand<E: Endpoint>(for endpoint: E) throws -> String {
         let built = try core.builder.makeRequest(for: endpoint)
-        return CurlCommand.string(for: built.request, upload: built.upload)
+        var form: MultipartFormData?
+        if case .multipart(let multipart) = endpoint.body { form = multipart }
+        return CurlCommand.string(for: built.request, upload: built.upload, form: form)
     }
 }

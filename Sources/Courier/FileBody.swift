@@ -5,16 +5,18 @@ import FoundationNetworking
 
 /// Checks and opens the file of a ``RequestBody/file(_:contentType:)`` body.
 enum FileBody {
-    /// A stream over `file` and its size in bytes.
+    /// A stream over `file`, its size in bytes, and the file itself with its symbolic links
+    /// resolved (what a transport must read: URLSession measures a link itself otherwise, and
+    /// would send the length of the path it holds).
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when `file` is not a `file:` URL, does
     ///   not exist, is not a regular file (a folder, a pipe, a device), or cannot be opened.
-    static func open(_ file: URL) throws(NetworkError) -> (stream: InputStream, size: Int64) {
+    static func open(_ file: URL) throws(NetworkError) -> (stream: InputStream, size: Int64, resolved: URL) {
         let (resolved, size) = try regularFile(file, role: "the body file")
         guard let stream = InputStream(url: resolved), FileManager.default.isReadableFile(atPath: resolved.path) else {
             throw .invalidRequest(reason: "the body file \(file.path) cannot be opened")
         }
-        return (stream, size)
+        return (stream, size, resolved)
     }
 
     /// `file` with its symbolic links resolved, and its size in bytes.
@@ -50,12 +52,13 @@ enum FileBody {
     /// Gives `request` a fresh stream over `file` and the file's current size, for one attempt
     /// (a stream is read once, and the file may have changed since the request was built).
     ///
-    /// - Returns: The stream, to tell later whether a plugin replaced the body.
+    /// - Returns: The stream, to tell later whether a plugin replaced the body, and the file with
+    ///   its links resolved, for the transport.
     /// - Throws: What ``open(_:)`` throws: the file is gone, or is no longer a readable file.
-    static func prepare(_ request: inout URLRequest, from file: URL) throws(NetworkError) -> InputStream {
+    static func prepare(_ request: inout URLRequest, from file: URL) throws(NetworkError) -> (stream: InputStream, resolved: URL) {
         let opened = try open(file)
         request.httpBodyStream = opened.stream
         request.setValue(String(opened.size), forHTTPHeaderField: "Content-Length")
-        return opened.stream
+        return (opened.stream, opened.resolved)
     }
 }

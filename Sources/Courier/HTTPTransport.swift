@@ -34,9 +34,12 @@ public struct TransportContext: Sendable {
     /// ``maximumResponseSize``. A transport that ignores this answers in memory as usual, and the
     /// client writes the body to the destination itself.
     public internal(set) var writesBodyToFile: Bool
-    /// The file the body streams from, for a ``RequestBody/file(_:contentType:)`` body; `nil`
-    /// otherwise. The request's `httpBodyStream` reads the same file (opened afresh for each
-    /// attempt), so a transport may use either; ``URLSessionTransport`` sends the file itself.
+    /// The file the body streams from, with its symbolic links resolved: the file of a
+    /// ``RequestBody/file(_:contentType:)`` body, or the client's temporary copy of a multipart
+    /// form larger than 1 MiB with file parts (deleted once the request is over and the
+    /// transport has released its completion); `nil` otherwise. The request's `httpBodyStream`
+    /// reads the same file (opened afresh for each attempt), so a transport may use either;
+    /// ``URLSessionTransport`` sends the file itself.
     public internal(set) var uploadFile: URL?
 
     /// Creates a context.

@@ -6,17 +6,20 @@ import Foundation
 /// var form = MultipartFormData()
 /// form.append("Ada", name: "name")
 /// form.append(pngData, name: "avatar", filename: "ada.png", contentType: "image/png")
-/// form.append(movieURL, name: "clip")       // read from disk when sent; video/mp4, "clip.mp4"
+/// form.append(movieURL, name: "clip")       // read from disk; named and typed from the URL
 /// let endpoint = UploadAvatar(body: .multipart(form))
 /// ```
 ///
-/// A form whose parts are all in memory is sent as one `Data`. A form with file parts
-/// (``append(_:name:filename:contentType:)-(URL,_,_,_)``) is never read into memory by the
-/// pipeline: before its first attempt, off the caller's thread, the client writes the encoded form to a
-/// temporary file, copying each file part in 64 KiB pieces, and every attempt streams that file
-/// (Alamofire does the same for large forms). The temporary file is deleted once the request is
-/// over. A file part that does not exist, is a folder or is not a regular file fails the request
-/// with ``NetworkError/invalidRequest(reason:)`` before anything is sent.
+/// A form whose parts are all in memory, or whose content is at most 1 MiB in all, is encoded
+/// into one `Data` when the request is built (small files are read then). A larger form with file
+/// parts (``append(_:name:filename:contentType:)-(URL,_,_,_)``) is never read into memory by the
+/// pipeline: before its first attempt, on a serial queue of its own (never the caller's thread),
+/// the client writes the encoded form to a temporary file readable only by this user, copying
+/// each file part in 64 KiB pieces, and every attempt streams that file (Alamofire does the same
+/// above 10 MB). The temporary file is deleted once the request is over. Where the temporary
+/// directory is a RAM disk (`tmpfs`, common for `/tmp` on Linux), that copy is in memory after all.
+/// A file part that does not exist, is a folder or is not a regular file fails the request with
+/// ``NetworkError/invalidRequest(reason:)`` before anything is sent.
 public struct MultipartFormData: Sendable, Equatable {
     /// One part of the form.
     public struct Part: Sendable, Equatable {
@@ -51,13 +54,15 @@ public struct MultipartFormData: Sendable, Equatable {
         ///
         /// - Parameters:
         ///   - name: the form field name.
-        ///   - filename: the file name reported to the server; default `nil`.
-        ///   - contentType: the part's content type; default `nil`.
+        ///   - filename: the file name reported to the server; default (`nil`) the URL's last
+        ///     path component, as ``MultipartFormData/append(_:name:filename:contentType:)-(URL,_,_,_)`` does.
+        ///   - contentType: the part's content type; default (`nil`) one guessed from the file's
+        ///     extension, else `application/octet-stream`.
         ///   - fileURL: a `file:` URL of a regular file.
         public init(name: String, filename: String? = nil, contentType: String? = nil, fileURL: URL) {
             self.name = name
-            self.filename = filename
-            self.contentType = contentType
+            self.filename = filename ?? fileURL.lastPathComponent
+            self.contentType = contentType ?? MultipartFormData.contentType(forExtension: fileURL.pathExtension)
             self.data = Data()
             self.fileURL = fileURL
         }
@@ -110,8 +115,8 @@ public struct MultipartFormData: Sendable, Equatable {
     /// `.file` form data).
     ///
     /// ```swift
-    /// form.append(recording, name: "clip")                         // "clip.m4a", audio/mp4
-    /// form.append(export, name: "report", contentType: "text/csv")  // the file's own name
+    /// form.append(recording, name: "clip")    // …/Memo.m4a: "Memo.m4a", audio/mp4
+    /// form.append(export, name: "report", filename: "q3.csv", contentType: "text/csv")
     /// ```
     ///
     /// - Parameters:
@@ -122,9 +127,7 @@ public struct MultipartFormData: Sendable, Equatable {
     ///     (`png`, `jpg`, `heic`, `pdf`, `json`, `txt`, `csv`, `zip`, `mp4`, `mov`, `m4a`, `mp3`
     ///     and a few more), else `application/octet-stream`.
     public mutating func append(_ fileURL: URL, name: String, filename: String? = nil, contentType: String? = nil) {
-        parts.append(Part(
-            name: name, filename: filename ?? fileURL.lastPathComponent,
-            contentType: contentType ?? Self.contentType(forExtension: fileURL.pathExtension), fileURL: fileURL))
+        parts.append(Part(name: name, filename: filename, contentType: contentType, fileURL: fileURL))
     }
 
     /// The value for the request's `Content-Type` header: `multipart/form-data; boundary=…`.
@@ -133,8 +136,8 @@ public struct MultipartFormData: Sendable, Equatable {
     }
 
     /// The encoded body: each part framed by the boundary, with CRLF line endings. File parts
-    /// are read into memory here; the pipeline itself never calls this for a form with file parts
-    /// (see ``MultipartFormData``), so use it to inspect small forms.
+    /// are read into memory here; the pipeline calls this only for forms of at most 1 MiB (see
+    /// ``MultipartFormData``), so use it to inspect small forms.
     ///
     /// Quotes, CR and LF in field and file names are percent-encoded, and CR, LF and NUL are
     /// removed from a part's content type, so that no caller text can break the framing or add a
@@ -153,31 +156,33 @@ public struct MultipartFormData: Sendable, Equatable {
         parts.contains { $0.fileURL != nil }
     }
 
-    /// Checks that every file part names a readable regular file, before anything is sent.
-    func checkFileParts() throws(NetworkError) {
+    /// Forms whose parts hold at most this many bytes in all are encoded in memory, files read
+    /// when the request is built; larger forms with file parts are staged on disk.
+    static let inMemoryLimit: Int64 = 1 << 20
+
+    /// The bytes of all parts' content (framing not included), file parts measured now.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part is not a `file:` URL
+    ///   of an existing regular file.
+    func contentSize() throws(NetworkError) -> Int64 {
+        var total: Int64 = 0
         for part in parts {
-            if let file = part.fileURL { _ = try FileBody.regularFile(file, role: "the form file of part \"\(part.name)\"") }
+            if let file = part.fileURL {
+                total += try FileBody.regularFile(file, role: Self.role(of: part)).size
+            } else {
+                total += Int64(part.data.count)
+            }
         }
+        return total
     }
 
-    /// Writes the encoded form to `destination` (created or replaced), reading each file part in
-    /// 64 KiB pieces.
+    /// Writes the encoded form to `handle`, reading each file part in 64 KiB pieces.
     ///
     /// - Parameter shouldStop: Asked before each piece; `true` abandons the write (the request
-    ///   was cancelled) with an error the caller discards.
+    ///   was cancelled) with ``NetworkError/cancelled``, which the caller discards.
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read or the
-    ///   destination cannot be written; the destination may then hold part of the form.
-    func write(to destination: URL, shouldStop: () -> Bool = { false }) throws(NetworkError) {
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
-            throw .invalidRequest(reason: "the multipart body could not be written to \(destination.path)")
-        }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forWritingTo: destination)
-        } catch {
-            throw .invalidRequest(reason: "the multipart body could not be written: \(error.localizedDescription)")
-        }
-        defer { try? handle.close() }
+    ///   file cannot be written; it may then hold part of the form.
+    func write(into handle: FileHandle, shouldStop: () -> Bool = { false }) throws(NetworkError) {
         try encode { (piece: Data) throws(NetworkError) in
             if shouldStop() { throw .cancelled }
             do {
@@ -186,6 +191,11 @@ public struct MultipartFormData: Sendable, Equatable {
                 throw .invalidRequest(reason: "the multipart body could not be written: \(error.localizedDescription)")
             }
         }
+    }
+
+    /// How errors name the file of `part`.
+    private static func role(of part: Part) -> String {
+        "the form file of part \"\(part.name)\""
     }
 
     /// Hands `emit` the encoded form piece by piece, in order: framing, in-memory content, and
@@ -203,7 +213,7 @@ public struct MultipartFormData: Sendable, Equatable {
             head += "\r\n"
             try emit(Data(head.utf8))
             if let file = part.fileURL {
-                try Self.read(file, part: part.name, pieceSize: pieceSize, into: emit)
+                try Self.read(file, part: part, pieceSize: pieceSize, into: emit)
             } else {
                 try emit(part.data)
             }
@@ -212,19 +222,25 @@ public struct MultipartFormData: Sendable, Equatable {
         try emit(Data("--\(boundary)--\r\n".utf8))
     }
 
-    /// Reads exactly the size `file` has now, in pieces: a file that is shorter by the end (it
-    /// changed meanwhile) fails, and one that grew is cut at the size read at the start, so the
-    /// framing stays intact and the read always ends.
+    /// Reads exactly the size `file` has when it is opened, in pieces: a file that is shorter by
+    /// the end (it changed meanwhile) fails, and one that grew is cut at that size, so the framing
+    /// stays intact and the read always ends. The type and size come from the opened file, so a
+    /// pipe swapped in after the check is refused instead of blocking.
     private static func read(
-        _ file: URL, part: String, pieceSize: Int, into emit: (Data) throws(NetworkError) -> Void
+        _ file: URL, part: Part, pieceSize: Int, into emit: (Data) throws(NetworkError) -> Void
     ) throws(NetworkError) {
-        let role = "the form file of part \"\(part)\""
-        let (resolved, size) = try FileBody.regularFile(file, role: role)
-        let handle: FileHandle
+        let role = role(of: part)
+        guard file.isFileURL else {
+            throw .invalidRequest(reason: "\(role) needs a file URL, not \(Redaction.redact(file))")
+        }
+        let opened: (handle: FileHandle, size: Int64)?
         do {
-            handle = try FileHandle(forReadingFrom: resolved)
+            opened = try PrivateFile.openRegularFile(file)
         } catch {
             throw .invalidRequest(reason: "\(role) \(file.path) cannot be opened: \(error.localizedDescription)")
+        }
+        guard let (handle, size) = opened else {
+            throw .invalidRequest(reason: "\(role) \(file.path) is not a regular file")
         }
         defer { try? handle.close() }
         var remaining = size

@@ -77,7 +77,9 @@ public final class NetworkClient: Sendable {
     /// - Headers: ``Configuration/defaultHeaders``, then the body's `Content-Type`, then the
     ///   endpoint's ``Endpoint/headers``; a later source wins over an earlier one for the same
     ///   name in any letter case.
-    /// - Body: the encoded ``Endpoint/body``.
+    /// - Body: the encoded ``Endpoint/body``; a ``RequestBody/file(_:contentType:)`` body as a
+    ///   stream over the file, and a multipart form with file parts read into memory whole (the
+    ///   pipeline streams a large one from a temporary copy instead), so that tests see its bytes.
     /// - Timeout: ``Endpoint/timeout``, or else ``Configuration/timeout``.
     /// - Cache policy: ``Configuration/cachePolicy``.
     ///

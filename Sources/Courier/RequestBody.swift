@@ -55,8 +55,10 @@ public enum RequestBody: Sendable {
         case .form(let fields):
             return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded", nil)
         case .multipart(let form) where form.hasFileParts:
-            try form.checkFileParts()
-            return (nil, form.contentType, .form(form))   // written to a file when sent: see `StagedForm`
+            if try form.contentSize() > MultipartFormData.inMemoryLimit {
+                return (nil, form.contentType, .form(form))   // written to a file when sent: see `StagedForm`
+            }
+            return (try form.encoded(), form.contentType, nil)
         case .multipart(let form):
             return (try form.encoded(), form.contentType, nil)
         case .file(let file, let contentType):

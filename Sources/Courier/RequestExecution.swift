@@ -106,27 +106,29 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         deliver(.failure(.transport(underlying: PromiseError.resolverReleased)))
     }
 
-    /// The context for attempt `attempt`: the shared one, or, when the caller asked for
-    /// progress, a copy whose reports are tagged with the attempt (late reports of an abandoned
-    /// attempt are then dropped).
+    /// The context for attempt `attempt`: the shared one, or a copy when the caller asked for
+    /// progress (its reports are tagged with the attempt, so late reports of an abandoned attempt
+    /// are dropped) or when the file to send is not the shared context's.
     ///
-    /// `fileBodyReplaced`: a plugin replaced the file body, so the copy names no file to send.
-    private func context(forAttempt attempt: Int, fileBodyReplaced: Bool = false) -> TransportContext {
-        if progress == nil && !fileBodyReplaced { return context }
+    /// `uploadFile`: the file the transport sends for this attempt: the body file with its links
+    /// resolved, or `nil` when a plugin replaced the file body.
+    private func context(forAttempt attempt: Int, uploadFile: URL?) -> TransportContext {
+        if progress == nil && uploadFile == context.uploadFile { return context }
         var tagged = context
         if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
-        if fileBodyReplaced { tagged.uploadFile = nil }
+        tagged.uploadFile = uploadFile
         return tagged
     }
 
     // MARK: Enqueue
 
-    /// Starts the first attempt, from the caller of `request`/`send`; a form with file parts is
-    /// first written to its temporary file, on a global queue (not the caller's thread, which may
-    /// be the main thread), and a request cancelled meanwhile stops the copy.
+    /// Starts the first attempt, from the caller of `request`/`send`; a large form with file
+    /// parts is first written to its temporary file on the staging queue (not the caller's thread,
+    /// which may be the main thread), and a request cancelled meanwhile stops the copy. Such a
+    /// request takes its place at the gate only once its form is written.
     func start() {
         guard let stagedForm else { return beginAttempt() }
-        DispatchQueue.global().async { [self] in
+        StagedForm.queue.async { [self] in
             do throws(NetworkError) {
                 try stagedForm.write { state.withLock { $0.phase.isFinished } }
             } catch {
@@ -138,7 +140,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,
     /// so a pause holds them like new requests; they start on a timer's or the gate's queue,
-    /// only the first attempt on the caller's thread.
+    /// only the first attempt on the caller's thread (or, for a staged form, on the staging queue).
     func beginAttempt() {
         let ticket = core.gate.makeTicket()
         let attempt = state.withLock { state -> Int? in
@@ -195,7 +197,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // An answer that arrives inside `send` is decoded right there only when `send` runs on
         // the thread that called `request`, that is for the first attempt (retries and replays
         // start on a timer's queue) and off every gate's queue (decoding there would hold up
-        // the requests behind).
+        // the requests behind). A staged form's first attempt starts on the staging queue, where
+        // decoding may run too: the copy is done by then.
         let onCallersThread = attempt == 1 && !RequestGate.isRunningOnAGateQueue
 
         // Fields are read through `core` one at a time: binding `core.configuration` to a local
@@ -203,10 +206,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let plugins = core.configuration.plugins
         var outgoing = request
         var refusal: NetworkError?
-        var uploadStream: InputStream?
+        var upload: (stream: InputStream, resolved: URL)?
         if let file = context.uploadFile {
             do {
-                uploadStream = try FileBody.prepare(&outgoing, from: file)
+                upload = try FileBody.prepare(&outgoing, from: file)
             } catch {
                 refusal = error   // the file is gone: refused below, not retried
             }
@@ -247,8 +250,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // The generation travels with the completion: an answer that arrives inside `send`
         // is evaluated before the block below could record it.
         // A plugin that replaced a file body (compressed or signed it) has what it made sent.
-        let bodyReplaced = uploadStream.map { sent.httpBody != nil || sent.httpBodyStream !== $0 } ?? false
-        let task = core.transport.send(sent, context: context(forAttempt: attempt, fileBodyReplaced: bodyReplaced)) {
+        let bodyReplaced = upload.map { sent.httpBody != nil || sent.httpBodyStream !== $0.stream } ?? false
+        let task = core.transport.send(sent, context: context(forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved)) {
             [self] result in
             transportCompleted(
                 result, attempt: attempt, request: sent, generation: generation, sentOnCallersThread: onCallersThread)

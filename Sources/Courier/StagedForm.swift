@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// A multipart form with file parts, written to a temporary file that every attempt of its
@@ -5,12 +6,17 @@ import Foundation
 /// and the transport has finished with the file).
 final class StagedForm: Sendable {
     let form: MultipartFormData
-    /// Where the encoded form is written: `courier-upload-<UUID>` in the temporary folder.
+    /// Where the encoded form is written: `courier-upload-<UUID>` in the temporary folder,
+    /// readable by this user only.
     let file: URL
+
+    /// Where forms are written: one at a time, so that many uploads started together hold one
+    /// thread for their blocking file copies rather than one each (the disk is the limit anyway).
+    static let queue = DispatchQueue(label: "courier.form-staging")
 
     init(_ form: MultipartFormData) {
         self.form = form
-        file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        file = PrivateFile.temporaryURL(prefix: "courier-upload-")
     }
 
     /// Writes the encoded form to ``file``.
@@ -19,7 +25,14 @@ final class StagedForm: Sendable {
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read or the
     ///   temporary file cannot be written, or ``NetworkError/cancelled`` when `shouldStop` said so.
     func write(shouldStop: () -> Bool) throws(NetworkError) {
-        try form.write(to: file, shouldStop: shouldStop)
+        let handle: FileHandle
+        do {
+            handle = try PrivateFile.create(file)
+        } catch {
+            throw .invalidRequest(reason: "the multipart body could not be written to \(file.path): \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        try form.write(into: handle, shouldStop: shouldStop)
     }
 
     deinit {

@@ -10,24 +10,17 @@ import Foundation
 // @unchecked: used only from the session's delegate queue, which runs one callback at a time
 // (`maxConcurrentOperationCount = 1`), so no two threads touch `handle` at once.
 final class BodyFileWriter: @unchecked Sendable {
-    /// Where the body goes: `courier-download-<UUID>` in the temporary directory.
+    /// Where the body goes: `courier-download-<UUID>` in the temporary directory, readable by
+    /// this user only.
     let url: URL
     private var handle: FileHandle?
 
     /// Creates an empty file for a body.
     ///
-    /// - Throws: The file system's error when the file cannot be created or opened.
+    /// - Throws: The file system's error when the file cannot be created.
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        do {
-            handle = try FileHandle(forWritingTo: url)
-        } catch {
-            try? FileManager.default.removeItem(at: url)
-            throw error
-        }
+        url = PrivateFile.temporaryURL(prefix: "courier-download-")
+        handle = try PrivateFile.create(url)
     }
 
     /// Appends `data`. Throws when the disk refuses it (full, removed, no permission).

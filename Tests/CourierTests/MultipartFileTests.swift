@@ -6,9 +6,9 @@ import Promises
 import FoundationNetworking
 #endif
 
-/// Multipart forms with file parts: the form is written to a temporary file that every attempt
-/// streams, the bytes are those of the same form held in memory, bad files are refused before
-/// sending, and the temporary file goes away with the request.
+/// Multipart forms with file parts: a small form is encoded in memory; a large one is written to
+/// a private temporary file that every attempt streams, with the bytes of the same form held in
+/// memory; bad files are refused before sending, and the temporary file goes away with the request.
 final class MultipartFileTests: XCTestCase {
     struct Upload: Endpoint {
         typealias Response = EmptyResponse
@@ -45,8 +45,21 @@ final class MultipartFileTests: XCTestCase {
         return (onDisk, inMemory)
     }
 
-    /// 200 000 bytes: several 64 KiB pieces and a partial one.
-    private let content = Data((0..<200_000).map { UInt8($0 % 251) })
+    /// Over the 1 MiB in-memory limit: staged, in many 64 KiB pieces and a partial one.
+    private let content = Data((0..<1_100_000).map { UInt8($0 % 251) })
+
+    /// Holds the staging queue until the returned semaphore is signalled, so that a test can act
+    /// between building a request and staging its form.
+    private func holdStaging() -> DispatchSemaphore {
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        StagedForm.queue.async {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        return release
+    }
 
     func test_givenAFilePart_whenAppended_thenItsNameAndTypeComeFromTheURLUnlessGiven() {
         var form = MultipartFormData()
@@ -58,6 +71,20 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertEqual(form.parts.map(\.contentType), ["image/png", "application/octet-stream", "text/csv"])
         XCTAssertEqual(form.parts.map(\.fileURL?.path), ["/photos/Ada.PNG", "/exports/data.weird", "/exports/report.txt"])
         XCTAssertEqual(form.parts.map(\.data), [Data(), Data(), Data()])
+        let part = MultipartFormData.Part(name: "clip", fileURL: URL(fileURLWithPath: "/v/Trip.MOV"))
+        XCTAssertEqual(part.filename, "Trip.MOV", "a file part built directly is named like an appended one")
+        XCTAssertEqual(part.contentType, "video/quicktime")
+    }
+
+    func test_givenAStagedForm_whenWritten_thenOnlyItsOwnerCanReadIt() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let staged = StagedForm(forms(file: url, content: content).onDisk)
+
+        try staged.write(shouldStop: { false })
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: staged.file.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertThrowsError(try staged.write(shouldStop: { false }), "an existing file is never written through")
     }
 
     func test_givenAFilePart_whenEncoded_thenTheBytesAreThoseOfTheSameFormInMemory() throws {
@@ -70,14 +97,18 @@ final class MultipartFileTests: XCTestCase {
     func test_givenAFilePart_whenSent_thenTheTransportStreamsAStagedCopyOfTheWholeForm() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let (onDisk, inMemory) = forms(file: url, content: content)
-        let transport = RecordingTransport.answering(204)
+        let read = Protected<Data?>(nil)   // read while sent: the copy is deleted with the request
+        let transport = RecordingTransport(.immediate { request in
+            read.withLock { $0 = request.httpBodyStream.map(readAll) }
+            return .success(HTTPResponse(statusCode: 204, url: request.url))
+        }, keepsCompletions: false)
 
         _ = try client(transport).request(Upload(form: onDisk)).wait(within: 5)
 
         let sent = try XCTUnwrap(transport.requests.first)
         let expected = try inMemory.encoded()
-        XCTAssertNil(sent.httpBody, "the pipeline never holds a form with files in memory")
-        XCTAssertEqual(sent.httpBodyStream.map(readAll), expected)
+        XCTAssertNil(sent.httpBody, "the pipeline never holds a large form with files in memory")
+        XCTAssertEqual(read.withLock { $0 }, expected)
         XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Length"), String(expected.count))
         XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Type"), "multipart/form-data; boundary=B0undary")
         let staged = try XCTUnwrap(transport.contexts.first?.uploadFile)
@@ -96,7 +127,7 @@ final class MultipartFileTests: XCTestCase {
                 return reads.count
             }
             return .success(HTTPResponse(statusCode: attempt < 3 ? 503 : 204, url: request.url))
-        })
+        }, keepsCompletions: false)
         let retrying = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0, retryableMethods: [.post])
 
         _ = try client(transport).request(Upload(form: onDisk, retryPolicy: retrying)).wait(within: 5)
@@ -109,13 +140,17 @@ final class MultipartFileTests: XCTestCase {
     func test_givenTheRequestIsOver_thenTheStagedFileIsDeleted() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         for status in [204, 500] {
+            let existedWhileSent = Protected(false)
             let transport = RecordingTransport(.immediate { request in
-                .success(HTTPResponse(statusCode: status, url: request.url))
+                existedWhileSent.withLock { $0 = request.httpBodyStream != nil }
+                return .success(HTTPResponse(statusCode: status, url: request.url))
             }, keepsCompletions: false)
 
             _ = try? client(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
 
             let staged = try XCTUnwrap(transport.contexts.first?.uploadFile)
+            XCTAssertTrue(existedWhileSent.withLock { $0 }, "sent from the staged file")
+            XCTAssertTrue(staged.lastPathComponent.hasPrefix("courier-upload-"), staged.path)
             XCTAssertTrue(eventually { !FileManager.default.fileExists(atPath: staged.path) }, "after \(status)")
         }
     }
@@ -127,6 +162,8 @@ final class MultipartFileTests: XCTestCase {
         client.pause()
         let before = stagedFiles()
         let promise = client.request(Upload(form: forms(file: url, content: content).onDisk))
+        XCTAssertTrue(eventually { client.core.gate.heldCount == 1 }, "staged, then held by the pause")
+        XCTAssertEqual(stagedFiles().subtracting(before).count, 1)
 
         promise.cancel()
 
@@ -134,8 +171,72 @@ final class MultipartFileTests: XCTestCase {
             XCTAssertTrue(isCancellation(error), "\(error)")
         }
         client.resume()
+        client.core.gate.queue.sync {}   // whatever resume released has left the gate
         XCTAssertEqual(transport.sendCount, 0)
         XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "the staged copy is deleted")
+    }
+
+    func test_givenARequestCancelledBeforeItsFormIsStaged_thenNoCopyIsMadeAndNothingIsSent() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport.answering(204)
+        let before = stagedFiles()
+        let release = holdStaging()
+        let promise = client(transport).request(Upload(form: forms(file: url, content: content).onDisk))
+
+        promise.cancel()
+        release.signal()
+
+        XCTAssertThrowsError(try promise.wait(within: 5)) { error in
+            XCTAssertTrue(isCancellation(error), "\(error)")
+        }
+        StagedForm.queue.sync {}   // the staging block ran and stopped
+        XCTAssertEqual(transport.sendCount, 0)
+        XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
+    }
+
+    func test_givenAFileRemovedBeforeItsFormIsStaged_thenTheRequestFailsAsInvalidWithoutSending() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport.answering(204)
+        let before = stagedFiles()
+        let release = holdStaging()
+        let promise = client(transport).request(Upload(form: forms(file: url, content: content).onDisk))
+
+        try FileManager.default.removeItem(at: url)   // checked when built, gone when staged
+        release.signal()
+
+        XCTAssertThrowsError(try promise.wait(within: 5)) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else {
+                return XCTFail("expected invalidRequest, got \(error)")
+            }
+            XCTAssertTrue(reason.contains(url.path), reason)
+        }
+        XCTAssertEqual(transport.sendCount, 0)
+        XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "the partial copy is deleted")
+    }
+
+    func test_givenAStagedForm_whenSentWithAsyncAwait_thenTheWholeFormIsStreamed() async throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let (onDisk, inMemory) = forms(file: url, content: content)
+        let transport = RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: 204, url: request.url))
+        }, keepsCompletions: false)
+
+        _ = try await client(transport).send(Upload(form: onDisk))
+
+        XCTAssertEqual(transport.requests.first?.value(forHTTPHeaderField: "Content-Length"), String(try inMemory.encoded().count))
+        XCTAssertNotNil(transport.contexts.first?.uploadFile)
+    }
+
+    func test_givenASmallFormWithAFilePart_thenItIsEncodedInMemoryWhenBuilt() throws {
+        let small = Data("a small file".utf8)
+        let url = try writeFile(small, in: scratch, named: "note.txt")
+        let (onDisk, inMemory) = forms(file: url, content: small)
+        let transport = RecordingTransport.answering(204)
+
+        _ = try client(transport).request(Upload(form: onDisk)).wait(within: 5)
+
+        XCTAssertEqual(transport.requests.first?.httpBody, try inMemory.encoded())
+        XCTAssertNil(transport.contexts.first?.uploadFile, "nothing staged for a form under 1 MiB")
     }
 
     func test_givenAFilePartThatCannotBeRead_thenTheRequestIsRefusedBeforeSending() throws {
@@ -161,20 +262,6 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertEqual(transport.sendCount, 0)
     }
 
-    func test_givenAFilePartRemovedBeforeItIsStaged_thenStagingFailsAsInvalid() throws {
-        let url = try writeFile(content, in: scratch, named: "clip.mp4")
-        let form = forms(file: url, content: content).onDisk
-        XCTAssertNoThrow(try client(RecordingTransport.answering()).makeURLRequest(for: Upload(form: form)))
-        try FileManager.default.removeItem(at: url)   // checked when built, gone when staged
-
-        XCTAssertThrowsError(try StagedForm(form).write(shouldStop: { false })) { error in
-            guard case .invalidRequest(let reason)? = error as? NetworkError else {
-                return XCTFail("expected invalidRequest, got \(error)")
-            }
-            XCTAssertTrue(reason.contains(url.path), reason)
-        }
-    }
-
     func test_givenAStagingCopyAskedToStop_thenItStopsWithCancelled() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let staged = StagedForm(forms(file: url, content: content).onDisk)
@@ -186,7 +273,7 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertEqual(asked.withLock { $0 }, 3, "stops at the first piece after being told")
     }
 
-    func test_givenAFilePart_whenInspected_thenMakeURLRequestShowsTheWholeBodyAndCurlAPlaceholder() throws {
+    func test_givenAFilePart_whenInspected_thenMakeURLRequestShowsTheWholeBodyAndCurlItsOwnFormOptions() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let (onDisk, inMemory) = forms(file: url, content: content)
         let client = client(RecordingTransport.answering())
@@ -195,7 +282,28 @@ final class MultipartFileTests: XCTestCase {
         let command = try client.curlCommand(for: Upload(form: onDisk))
 
         XCTAssertEqual(request.httpBody, try inMemory.encoded())
-        XCTAssertTrue(command.contains("--data-binary '<multipart/form-data with files clip.mp4 not shown>'"), command)
+        XCTAssertTrue(command.contains("--form-string 'name=Ada'"), command)
+        XCTAssertTrue(command.contains(#"-F 'clip=@"\#(url.path)";type=video/mp4;filename="clip.mp4"'"#), command)
+        XCTAssertFalse(command.contains("Content-Type"), "curl frames the parts with its own boundary: \(command)")
+        XCTAssertFalse(command.contains("--data"), command)
+    }
+
+    func test_givenAFormWithSecretsAndBinaryParts_whenPrintedAsCurl_thenTheyAreNotShown() throws {
+        var form = MultipartFormData()
+        form.append("hunter2", name: "password")
+        form.append(Data([0xFF, 0x00]), name: "blob", filename: "b.bin")
+        struct Login: Endpoint {
+            let form: MultipartFormData
+            var path: String { "login" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody { .multipart(form) }
+        }
+
+        let command = try client(RecordingTransport.answering()).curlCommand(for: Login(form: form))
+
+        XCTAssertTrue(command.contains("--form-string 'password=<redacted>'"), command)
+        XCTAssertTrue(command.contains("--form-string 'blob=<2 bytes of application/octet-stream not shown>'"), command)
+        XCTAssertFalse(command.contains("hunter2"), command)
     }
 
     func test_givenAFileBodyThatIsASymbolicLink_thenTheTargetsSizeAndBytesAreSent() throws {

@@ -328,3 +328,15 @@ extension URLSessionTransportTests {
         }
     }
 }
+
+extension URLSessionTransportTests {
+    func test_givenADownloadsBodyFile_whenCreated_thenOnlyItsOwnerCanReadIt() throws {
+        let writer = try BodyFileWriter()
+        defer { writer.discard() }
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: writer.url.path)
+
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "the temporary folder is shared")
+        XCTAssertThrowsError(try PrivateFile.create(writer.url), "an existing name is never written through")
+    }
+}

@@ -32,6 +32,22 @@ final class FileUploadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(echo.header("Content-Type"), "text/plain")
     }
 
+    func test_givenAFileBodyBehindASymbolicLink_whenSent_thenTheServerReceivesTheTargetsBytes() throws {
+        let text = String(repeating: "behind a link ", count: 5_000)
+        let target = try file(Data(text.utf8))
+        let link = scratch.appendingPathComponent("link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let endpoint = LiveEndpoint<ServerEcho>(path: "anything", method: .post, body: .file(link, contentType: "text/plain"))
+        let client = try makeClient()
+
+        let echo = try value(of: client.request(endpoint))
+        let next = try value(of: client.request(LiveEndpoint<ServerEcho>(path: "anything")))
+
+        XCTAssertEqual(echo.header("Content-Length"), String(text.utf8.count), "not the link's own size")
+        XCTAssertEqual(echo.body, text)
+        XCTAssertEqual(next.path, "/anything", "the kept-alive connection is intact")
+    }
+
     func test_givenALargeFile_whenSent_thenProgressCountsEveryByteOfIt() throws {
         let size = 2 << 20
         let url = try file(Data(count: size))
