@@ -92,23 +92,34 @@ public enum CurlCommand {
     /// One option per part of `form`, in order: `-F 'name=@"path";type=…;filename="…"'` for a
     /// file part (curl reads the same file), `--form-string 'name=value'` for a text field (the
     /// value redacted when the name is a credential's), and a `--form-string` placeholder giving
-    /// the size for any other part held in memory.
+    /// the size for any other part held in memory. A part whose name holds `=` cannot be written
+    /// for curl (it splits the option there) and is sent under a different name by the command.
     static func formOptions(_ form: MultipartFormData) -> [String] {
         form.parts.map { part in
             if let file = part.fileURL {
-                // curl takes the type as it is (quotes would be sent), parameters included.
+                // curl takes the type as it is, parameters and quotes included, but reads a ","
+                // as a list of files and its own `filename=`/`headers=` inside it: such a type is
+                // left out (curl then picks one).
                 var option = "\(part.name)=@\(formQuoted(file.path))"
-                if let type = part.contentType { option += ";type=\(type.filter { $0 != "\"" && !$0.isNewline })" }
+                if let type = part.contentType, isPlainType(type) { option += ";type=\(type)" }
                 if let filename = part.filename { option += ";filename=\(formQuoted(filename))" }
                 return "-F " + quote(option)
             }
             if part.filename == nil, part.contentType == nil, let text = String(data: part.data, encoding: .utf8),
                part.data.count <= maximumPrintedBodySize {
-                let value = Redaction.isSensitive(queryItemName: part.name) ? "<redacted>" : text
+                let secret = Redaction.isSensitive(headerName: part.name) || Redaction.isSensitive(queryItemName: part.name)
+                let value = secret ? "<redacted>" : text
                 return "--form-string " + quote("\(part.name)=\(value)")
             }
             return "--form-string " + quote("\(part.name)=<\(part.data.count) bytes\(part.contentType.map { " of \($0)" } ?? "") not shown>")
         }
+    }
+
+    /// Whether curl's `-F` passes `type` on as it is.
+    private static func isPlainType(_ type: String) -> Bool {
+        let lowered = type.lowercased()
+        return !type.isEmpty && !type.contains(",") && !type.contains(where: \.isNewline)
+            && !lowered.contains("filename=") && !lowered.contains("headers=") && !lowered.contains("type=")
     }
 
     /// `text` in double quotes for a curl `-F` value, `"` and `\` escaped with `\`.

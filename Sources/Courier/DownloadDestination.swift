@@ -13,15 +13,18 @@ import Foundation
 /// })
 /// ```
 ///
-/// Whichever it is, an existing file at the chosen URL is replaced and missing folders are
-/// created, as for a fixed URL. A URL chosen from the response that is not a file URL, or is a
-/// folder, rejects the download with ``NetworkError/decodingFailed(underlying:response:)``
-/// carrying the response (the body is deleted), since the request itself was fine.
+/// Missing folders are created. With ``file(_:)`` and ``custom(_:)`` an existing file at the
+/// chosen URL is replaced; ``suggested(in:fallback:)`` keeps it and picks the next free name. A
+/// URL chosen from the response that is not a file URL, or is a folder, rejects the download
+/// with ``NetworkError/decodingFailed(underlying:response:)`` carrying the response and a
+/// `CocoaError` naming the path (the body is deleted), since the request itself was fine.
 public struct DownloadDestination: Sendable {
     /// Checked before the request is sent.
     let check: @Sendable () throws(NetworkError) -> Void
     /// The file for an accepted response.
     let choose: @Sendable (HTTPResponse) -> URL
+    /// `true`: an existing file of the chosen name is kept, and the body gets the next free name.
+    var keepsExistingFiles = false
 
     /// A file chosen before sending: what ``NetworkClient/download(_:to:progress:)-(_,URL,_)``
     /// uses.
@@ -36,9 +39,12 @@ public struct DownloadDestination: Sendable {
     /// `Content-Disposition` file name, else the last path component of the response's URL), or
     /// `fallback` when neither gives a usable name.
     ///
-    /// The server's name is made safe first: path separators become `_`, control and
-    /// text-direction characters are removed, leading dots are dropped, and the name is cut to
-    /// 255 bytes, so the file always lands directly in `folder`.
+    /// The server's name is made safe first (see ``HTTPResponse/suggestedFilename``): path
+    /// separators become `_`, control and format characters are removed, leading dots are
+    /// dropped, and the name is cut to 255 bytes, so the file always lands directly in `folder`.
+    /// The server does not get to replace your files: when a file of that name exists, the body
+    /// is saved as "name 2.ext", "name 3.ext" and so on, as browsers do. (On a file system that
+    /// ignores case, "REPORT.PDF" finds "report.pdf" taken too.)
     ///
     /// - Parameters:
     ///   - folder: Where to save; created if missing. One that is not a file URL, or is an
@@ -48,7 +54,8 @@ public struct DownloadDestination: Sendable {
         let safeFallback = SuggestedFilename.sanitize(fallback) ?? "download"
         return DownloadDestination(
             check: { () throws(NetworkError) in try DownloadStorage.validate(folder: folder) },
-            choose: { response in folder.appendingPathComponent(response.suggestedFilename ?? safeFallback, isDirectory: false) })
+            choose: { response in folder.appendingPathComponent(response.suggestedFilename ?? safeFallback, isDirectory: false) },
+            keepsExistingFiles: true)
     }
 
     /// A file your code picks from the response (its status is already accepted).

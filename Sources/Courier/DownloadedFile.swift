@@ -18,7 +18,8 @@ import Musl
 ///     .done { file in print("saved", file.fileURL.path, file.response.header("ETag") ?? "") }
 /// ```
 public struct DownloadedFile: Sendable, Equatable {
-    /// The file holding the body: the destination the download was given.
+    /// The file holding the body: the destination the download was given, or the one its
+    /// ``DownloadDestination`` chose.
     public let fileURL: URL
     /// The response, its status accepted by the endpoint. Its ``HTTPResponse/body`` is empty and
     /// its ``HTTPResponse/bodyFileURL`` is ``fileURL``.
@@ -65,18 +66,54 @@ enum DownloadStorage {
     }
 
     /// Saves the body of `response` where `destination` chooses; a chosen URL that cannot be a
-    /// file fails as the save would (the body is deleted).
+    /// file fails as the save would (the body is deleted). A destination that keeps existing
+    /// files gets the first free name of "name.ext", "name 2.ext", "name 3.ext"…, reserved by
+    /// creating it exclusively, so that no file is replaced even by a download racing this one.
     static func save(_ response: HTTPResponse, to destination: DownloadDestination) -> Result<DownloadedFile, NetworkError> {
-        let url = destination.choose(response)
+        let chosen = destination.choose(response)
+        let target: URL
         do {
-            try validate(url)
+            guard chosen.isFileURL, !chosen.path.isEmpty, !chosen.hasDirectoryPath, !isDirectory(chosen) else {
+                throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSFilePathErrorKey: chosen.isFileURL ? chosen.path : Redaction.redact(chosen)])
+            }
+            if destination.keepsExistingFiles {
+                try FileManager.default.createDirectory(at: chosen.deletingLastPathComponent(), withIntermediateDirectories: true)
+                target = try reserveFreeName(like: chosen)
+            } else {
+                target = chosen
+            }
         } catch {
             discard(response)
             var failed = response
             failed.bodyFileURL = nil
             return .failure(.decodingFailed(underlying: error, response: failed))
         }
-        return save(response, to: url)
+        let saved = save(response, to: target)
+        if case .failure = saved, destination.keepsExistingFiles { try? FileManager.default.removeItem(at: target) }
+        return saved
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// Creates (empty, exclusively) the first of `url`, "stem 2.ext", "stem 3.ext"… that does not
+    /// exist yet, and returns it; the save then replaces this placeholder.
+    private static func reserveFreeName(like url: URL) throws -> URL {
+        let folder = url.deletingLastPathComponent()
+        let stem = url.deletingPathExtension().lastPathComponent
+        let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        for number in 1...10_000 {
+            let candidate = number == 1 ? url : folder.appendingPathComponent("\(stem) \(number)\(suffix)", isDirectory: false)
+            let descriptor = open(candidate.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                close(descriptor)
+                return candidate
+            }
+            guard errno == EEXIST else { throw posixError(errno, candidate) }
+        }
+        throw posixError(EEXIST, url)
     }
 
     /// Puts the body of `response` at `destination`, replacing any file there and creating missing
@@ -113,8 +150,8 @@ enum DownloadStorage {
     private static func replace(_ destination: URL, with source: URL) throws {
         if rename(source.path, destination.path) == 0 { return }
         guard errno == EXDEV else { throw posixError(errno, destination) }
-        let staging = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString)")
+        // A short name: the destination's own may be up to 255 bytes already.
+        let staging = destination.deletingLastPathComponent().appendingPathComponent(".courier-\(UUID().uuidString)")
         do {
             try FileManager.default.moveItem(at: source, to: staging)
             guard rename(staging.path, destination.path) == 0 else { throw posixError(errno, destination) }

@@ -5,10 +5,12 @@ extension HTTPResponse {
     /// `Content-Disposition` header's `filename*` (RFC 8187, UTF-8 or ISO-8859-1) or `filename`,
     /// else the last path component of ``url``; `nil` when neither gives a usable name.
     ///
-    /// The name is made safe first: `/` and `\` become `_`, control characters and
-    /// text-direction overrides (which can disguise `invoice‮fdp.exe` as `invoiceexe.pdf`) are
-    /// removed, leading dots and surrounding spaces are dropped (no hidden files, no `..`), and
-    /// the result is cut to 255 UTF-8 bytes, keeping a short extension.
+    /// The name is made safe first: it is normalised to NFC, `/` and `\` become `_`, control
+    /// and format characters (text-direction overrides such as U+202E, which can make
+    /// `invoice<U+202E>fdp.exe` display as `invoiceexe.pdf`, and zero-width characters) and line
+    /// separators are removed, leading dots (with the spaces and combining marks around them)
+    /// and trailing spaces are dropped (no hidden files, no `..`), and the result is cut to 255
+    /// UTF-8 bytes, keeping a short extension. A name with nothing left gives `nil`.
     ///
     /// ```swift
     /// // Content-Disposition: attachment; filename="Q3 results.pdf"
@@ -37,36 +39,55 @@ enum SuggestedFilename {
         return parameters["filename"].flatMap(sanitize)
     }
 
-    /// `name` as a single safe path component, or `nil` when nothing usable is left.
+    /// `name` as a single safe path component, or `nil` when nothing usable is left. Works on
+    /// Unicode scalars (a combining mark after a `.` must not hide it), after NFC normalisation.
     static func sanitize(_ name: String) -> String? {
-        var scalars = String.UnicodeScalarView()
-        for scalar in name.unicodeScalars {
-            switch scalar.value {
-            case 0x2F, 0x5C: scalars.append("_")                             // / and \
-            case 0x00...0x1F, 0x7F...0x9F: continue                           // control characters
-            case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: continue  // direction marks and overrides
-            default: scalars.append(scalar)
+        var scalars: [Unicode.Scalar] = []
+        for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate:
+                continue   // controls, direction marks and overrides, zero-width characters, line breaks
+            default:
+                scalars.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
             }
         }
-        var text = Substring(String(scalars))
-        while let first = text.first, first == "." || first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        guard !text.isEmpty else { return nil }
-        return truncated(String(text))
+        // No hidden file, no "." or "..": leading dots go, with the spaces and marks around them.
+        while let first = scalars.first, first == "." || first.properties.isWhitespace || isMark(first) {
+            scalars.removeFirst()
+        }
+        trimTrailingWhitespace(&scalars)
+        guard !scalars.isEmpty else { return nil }
+        return truncated(scalars)
     }
 
-    /// `name` cut to ``maximumLength`` UTF-8 bytes on a character boundary, its extension kept
-    /// when it is short.
-    private static func truncated(_ name: String) -> String {
-        guard name.utf8.count > maximumLength else { return name }
-        var stem = Substring(name)
-        var suffix = ""
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex, name.utf8.distance(from: dot, to: name.endIndex) <= 16 {
-            stem = name[..<dot]
-            suffix = String(name[dot...])
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
         }
-        while stem.utf8.count + suffix.utf8.count > maximumLength { stem.removeLast() }
-        return String(stem) + suffix
+    }
+
+    private static func trimTrailingWhitespace(_ scalars: inout [Unicode.Scalar]) {
+        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+    }
+
+    /// `scalars` cut to ``maximumLength`` UTF-8 bytes, scalar by scalar, keeping an extension of
+    /// at most 16 bytes when some of the name before it is left.
+    private static func truncated(_ scalars: [Unicode.Scalar]) -> String? {
+        func length(_ part: ArraySlice<Unicode.Scalar>) -> Int { part.reduce(0) { $0 + UTF8.width($1) } }
+        var stem = scalars[...]
+        var suffix: ArraySlice<Unicode.Scalar> = []
+        guard length(stem) > maximumLength else { return String(String.UnicodeScalarView(stem)) }
+        if let dot = scalars.lastIndex(of: "."), dot > 0, length(scalars[dot...]) <= 16 {
+            stem = scalars[..<dot]
+            suffix = scalars[dot...]
+        }
+        while !stem.isEmpty, length(stem) + length(suffix) > maximumLength { stem.removeLast() }
+        var result = Array(stem)
+        trimTrailingWhitespace(&result)
+        guard !result.isEmpty else { return nil }
+        result += suffix
+        return String(String.UnicodeScalarView(result))
     }
 
     /// RFC 8187 `charset'language'percent-encoded`: UTF-8 or ISO-8859-1, else `nil`.

@@ -44,10 +44,12 @@ public enum NetworkError: Error, Sendable {
     ///   - statusCode: the HTTP status.
     ///   - response: the whole response.
     case unexpectedStatus(statusCode: Int, response: HTTPResponse)
-    /// The response was a success but its body could not be decoded into the endpoint's `Response` type.
+    /// The response was a success but its body could not be decoded into the endpoint's `Response`
+    /// type, or, for a download, saved to its file.
     ///
     /// - Parameters:
-    ///   - underlying: the decoder's error, usually a `DecodingError`.
+    ///   - underlying: the decoder's error, usually a `DecodingError`; for a download, the file
+    ///     system's error (a `CocoaError` naming the path).
     ///   - response: the whole response.
     case decodingFailed(underlying: any Error, response: HTTPResponse)
     /// No HTTP response was received at all: DNS failure, refused connection, TLS failure, offline…

@@ -60,6 +60,30 @@ final class DownloadDestinationTests: XCTestCase {
         XCTAssertNil(HTTPResponse(statusCode: 200).suggestedFilename)
     }
 
+    func test_givenInvisibleOrCombiningCharacters_thenTheyCannotHideADotOrDisguiseTheName() {
+        let cases: [(header: String, expected: String?)] = [
+            ("attachment; filename*=UTF-8''.%CC%81bashrc", "bashrc"),                      // "." + combining acute
+            ("attachment; filename*=UTF-8''%E2%80%8B.profile", "profile"),                 // zero-width space first
+            ("attachment; filename*=UTF-8''a%D8%9Cb%EF%BB%BFc%E2%80%A8d.txt", "abcd.txt"), // U+061C, U+FEFF, U+2028
+            ("attachment; filename*=UTF-8''e%CC%81.txt", "\u{E9}.txt"),                    // NFC: one precomposed é
+            ("attachment; filename*=UTF-8''%E2%80%AE%E2%80%8B", nil),                       // nothing visible left
+        ]
+        for (header, expected) in cases {
+            XCTAssertEqual(SuggestedFilename.parse(header), expected, header)
+        }
+    }
+
+    func test_givenOneHugeCharacter_whenCut_thenTheNameIsNeitherEmptyNorHidden() throws {
+        let marks = String(repeating: "%CC%81", count: 200)   // 200 combining marks on one letter: one Character
+        for tail in [".pdf", ".", ""] {
+            let name = try XCTUnwrap(SuggestedFilename.parse("attachment; filename*=UTF-8''a\(marks)\(tail)"), tail)
+            XCTAssertLessThanOrEqual(name.utf8.count, 255, tail)
+            XCTAssertFalse(name.hasPrefix("."), "\(tail): \(name.prefix(8))")
+            XCTAssertTrue(name.unicodeScalars.first == "\u{E1}", tail)   // NFC: á, then the rest of the marks
+            if tail == ".pdf" { XCTAssertTrue(name.hasSuffix(".pdf"), name) }
+        }
+    }
+
     func test_givenAVeryLongName_thenItIsCutTo255BytesKeepingTheExtension() throws {
         let long = String(repeating: "é", count: 200) + ".pdf"   // 404 bytes
         let name = try XCTUnwrap(response(disposition: "attachment; filename=\"\(long)\"").suggestedFilename)
@@ -82,6 +106,20 @@ final class DownloadDestinationTests: XCTestCase {
         XCTAssertEqual(file.fileURL, folder.appendingPathComponent("_Q3 results.pdf"))
         XCTAssertEqual(file.fileURL.deletingLastPathComponent().path, folder.path)
         XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("report".utf8))
+    }
+
+    func test_givenSuggestedNamesThatExist_whenDownloaded_thenExistingFilesAreKeptAndNumberedNamesUsed() throws {
+        let folder: URL = scratch
+        let existing = try writeFile(Data("mine".utf8), in: folder, named: "report.pdf")
+        let client = NetworkClient.stubbing()
+            .body(Data("theirs".utf8)).headers(["Content-Disposition": "attachment; filename=report.pdf"]).makeClient()
+
+        let second = try client.download(Report(), to: .suggested(in: folder)).wait(within: 5)
+        let third = try client.download(Report(), to: .suggested(in: folder)).wait(within: 5)
+
+        XCTAssertEqual(try Data(contentsOf: existing), Data("mine".utf8), "the server cannot replace a file of yours")
+        XCTAssertEqual([second, third].map(\.fileURL.lastPathComponent), ["report 2.pdf", "report 3.pdf"])
+        XCTAssertEqual(try Data(contentsOf: third.fileURL), Data("theirs".utf8))
     }
 
     func test_givenSuggestedWithNoName_whenDownloaded_thenTheFallbackIsUsed() throws {
@@ -119,16 +157,23 @@ final class DownloadDestinationTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("v2".utf8))
     }
 
-    func test_givenACustomDestinationThatIsAFolder_thenTheDownloadFailsWithTheResponseAndWritesNothing() throws {
-        let client = NetworkClient.stubbing().body(Data("body".utf8)).makeClient()
+    func test_givenACustomDestinationThatCannotBeAFile_thenTheDownloadFailsWithTheResponseAndTheBodyIsDeleted() throws {
         let folder: URL = scratch
-        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        for chosen in [folder, URL(string: "https://elsewhere.example/report.pdf")!, folder.appendingPathComponent("sub/")] {
+            let body = try writeFile(Data("streamed".utf8), in: folder, named: "body-\(UUID().uuidString)")
+            let transport = RecordingTransport(.async { request in
+                .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: body))
+            })
+            let client = NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
 
-        XCTAssertThrowsError(try client.download(Report(), to: .custom { _ in folder }).wait(within: 5)) { error in
-            guard case .decodingFailed(_, let response)? = error as? NetworkError else { return XCTFail("\(error)") }
-            XCTAssertEqual(response.statusCode, 200)
+            XCTAssertThrowsError(try client.download(Report(), to: .custom { _ in chosen }).wait(within: 5), "\(chosen)") { error in
+                guard case .decodingFailed(let underlying, let response)? = error as? NetworkError else { return XCTFail("\(error)") }
+                XCTAssertEqual(response.statusCode, 200)
+                XCTAssertNil(response.bodyFileURL)
+                XCTAssertEqual((underlying as? CocoaError)?.code, .fileWriteInvalidFileName, "\(underlying)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: body.path), "the body is deleted: \(chosen)")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), before)
     }
 
     func test_givenTheCompletionStyle_whenDownloadedToASuggestedName_thenTheCompletionGetsTheFile() throws {

@@ -286,11 +286,17 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertTrue(command.contains(#"-F 'clip=@"\#(url.path)";type=video/mp4;filename="clip.mp4"'"#), command)
         XCTAssertFalse(command.contains("Content-Type"), "curl frames the parts with its own boundary: \(command)")
         XCTAssertFalse(command.contains("--data"), command)
+
+        var listed = MultipartFormData()
+        listed.append(url, name: "clip", contentType: "text/plain, text/csv")   // curl would read "," as a file list
+        let withList = try client.curlCommand(for: Upload(form: listed))
+        XCTAssertTrue(withList.contains(#"-F 'clip=@"\#(url.path)";filename="clip.mp4"'"#), withList)
     }
 
     func test_givenAFormWithSecretsAndBinaryParts_whenPrintedAsCurl_thenTheyAreNotShown() throws {
         var form = MultipartFormData()
         form.append("hunter2", name: "password")
+        form.append("session=abc", name: "cookie")        // a header-style credential name
         form.append(Data([0xFF, 0x00]), name: "blob", filename: "b.bin")
         struct Login: Endpoint {
             let form: MultipartFormData
@@ -302,6 +308,8 @@ final class MultipartFileTests: XCTestCase {
         let command = try client(RecordingTransport.answering()).curlCommand(for: Login(form: form))
 
         XCTAssertTrue(command.contains("--form-string 'password=<redacted>'"), command)
+        XCTAssertTrue(command.contains("--form-string 'cookie=<redacted>'"), command)
+        XCTAssertFalse(command.contains("abc"), command)
         XCTAssertTrue(command.contains("--form-string 'blob=<2 bytes of application/octet-stream not shown>'"), command)
         XCTAssertFalse(command.contains("hunter2"), command)
     }
