@@ -84,6 +84,30 @@ final class DownloadDestinationTests: XCTestCase {
         }
     }
 
+    /// Thousands of random names, weighted towards the characters that matter (dots, slashes,
+    /// spaces, marks, format and control characters, long runs): every suggestion is a single,
+    /// visible, non-hidden path component of at most 255 bytes.
+    func test_givenRandomNames_thenEverySuggestionIsOneSafeComponent() {
+        var generator = SplitMix64(seed: 0xC0_FFEE)
+        let pieces: [String] = [".", "..", "/", "\\", " ", "a", "Z", "é", "e\u{301}", "\u{301}", "\u{202E}", "\u{200B}",
+                                "\u{061C}", "\u{FEFF}", "\u{2028}", "\u{7}", "\u{85}", "\u{1F600}", "\u{1F469}\u{200D}\u{1F4BB}",
+                                "pdf", "\t", "\"", ";", "%2F", "漢字"]
+        for _ in 0..<3_000 {
+            let count = Int(generator.next() % 80) + (generator.next() % 10 == 0 ? 300 : 0)
+            let name = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            guard let safe = SuggestedFilename.sanitize(name) else { continue }
+            XCTAssertFalse(safe.isEmpty, name.debugDescription)
+            XCTAssertLessThanOrEqual(safe.utf8.count, 255, name.debugDescription)
+            XCTAssertFalse(safe.unicodeScalars.first == ".", safe.debugDescription)
+            XCTAssertFalse(safe.contains("/") || safe.contains("\\"), safe.debugDescription)
+            XCTAssertFalse(safe.unicodeScalars.contains {
+                [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+            }, safe.debugDescription)
+            XCTAssertEqual(URL(fileURLWithPath: "/folder").appendingPathComponent(safe).deletingLastPathComponent().path, "/folder",
+                           safe.debugDescription)
+        }
+    }
+
     func test_givenAVeryLongName_thenItIsCutTo255BytesKeepingTheExtension() throws {
         let long = String(repeating: "é", count: 200) + ".pdf"   // 404 bytes
         let name = try XCTUnwrap(response(disposition: "attachment; filename=\"\(long)\"").suggestedFilename)
@@ -191,5 +215,18 @@ final class DownloadDestinationTests: XCTestCase {
         let file = try XCTUnwrap(outcome.withLock { $0 }).get()
         XCTAssertEqual(file.fileURL.lastPathComponent, "export.csv")
         XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("csv".utf8))
+    }
+}
+
+/// A small seeded generator (SplitMix64), so that the random-name test is the same on every run.
+private struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
