@@ -140,7 +140,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// Starts an attempt: a fresh deadline, then the gate. Retries and replays come here too,
     /// so a pause holds them like new requests; they start on a timer's or the gate's queue,
-    /// only the first attempt on the caller's thread (or, for a staged form, on the staging queue).
+    /// only the first attempt on the caller's thread (or, for a staged form, on the staging queue,
+    /// which passes decoding on to a global queue like a gate's queue does).
     func beginAttempt() {
         let ticket = core.gate.makeTicket()
         let attempt = state.withLock { state -> Int? in
@@ -197,9 +198,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // An answer that arrives inside `send` is decoded right there only when `send` runs on
         // the thread that called `request`, that is for the first attempt (retries and replays
         // start on a timer's queue) and off every gate's queue (decoding there would hold up
-        // the requests behind). A staged form's first attempt starts on the staging queue, where
-        // decoding may run too: the copy is done by then.
-        let onCallersThread = attempt == 1 && !RequestGate.isRunningOnAGateQueue
+        // the requests behind). A staged form's first attempt starts on the staging queue, which
+        // decoding must not hold up either (other forms wait there).
+        let onCallersThread = attempt == 1 && stagedForm == nil && !RequestGate.isRunningOnAGateQueue
 
         // Fields are read through `core` one at a time: binding `core.configuration` to a local
         // would copy (retain and release) the whole configuration on every request.

@@ -227,6 +227,32 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertNotNil(transport.contexts.first?.uploadFile)
     }
 
+    func test_givenAStagedFormAnsweredInsideSend_thenTheAnswerIsNotDecodedOnTheStagingQueue() throws {
+        struct Probe: Decodable, Sendable {
+            let onStagingQueue: Bool
+            init(from decoder: any Decoder) throws {
+                onStagingQueue = DispatchQueue.getSpecific(key: stagingQueueMark) == true
+            }
+        }
+        struct Upload: Endpoint {
+            typealias Response = Probe
+            let form: MultipartFormData
+            var path: String { "forms" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody { .multipart(form) }
+        }
+        StagedForm.queue.setSpecific(key: stagingQueueMark, value: true)
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8), url: request.url))
+        }, keepsCompletions: false)
+
+        let probe = try client(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
+
+        XCTAssertNotNil(transport.contexts.first?.uploadFile, "staged")
+        XCTAssertFalse(probe.onStagingQueue, "decoding would hold up every other form's copy")
+    }
+
     func test_givenASmallFormWithAFilePart_thenItIsEncodedInMemoryWhenBuilt() throws {
         let small = Data("a small file".utf8)
         let url = try writeFile(small, in: scratch, named: "note.txt")
@@ -351,6 +377,9 @@ final class MultipartFileTests: XCTestCase {
         return Set(names.filter { $0.hasPrefix("courier-upload-") })
     }
 }
+
+/// Marks `StagedForm.queue` for the test that checks where a staged form's answer is decoded.
+private let stagingQueueMark = DispatchSpecificKey<Bool>()
 
 /// Everything `stream` holds.
 private func readAll(_ stream: InputStream) -> Data {
