@@ -45,8 +45,7 @@ enum DownloadStorage {
             throw NetworkError.invalidRequest(
                 reason: "a download destination must be the URL of a file, not \(Redaction.redact(destination))")
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if isDirectory(destination) {
             throw NetworkError.invalidRequest(
                 reason: "the download destination \(destination.path) is a directory")
         }
@@ -73,7 +72,10 @@ enum DownloadStorage {
         let chosen = destination.choose(response)
         let target: URL
         do {
-            guard chosen.isFileURL, !chosen.path.isEmpty, !chosen.hasDirectoryPath, !isDirectory(chosen) else {
+            do {
+                try validate(chosen)
+            } catch {
+                // The request was fine; the file system's kind of error says what is wrong with the URL.
                 throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSFilePathErrorKey: chosen.isFileURL ? chosen.path : Redaction.redact(chosen)])
             }
             if destination.keepsExistingFiles {
@@ -106,12 +108,12 @@ enum DownloadStorage {
         let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
         for number in 1...10_000 {
             let candidate = number == 1 ? url : folder.appendingPathComponent("\(stem) \(number)\(suffix)", isDirectory: false)
-            let descriptor = open(candidate.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if descriptor >= 0 {
-                close(descriptor)
+            do {
+                try PrivateFile.create(candidate).close()
                 return candidate
+            } catch let error as POSIXError {
+                guard error.code == .EEXIST else { throw posixError(error.code.rawValue, candidate) }
             }
-            guard errno == EEXIST else { throw posixError(errno, candidate) }
         }
         throw posixError(EEXIST, url)
     }

@@ -82,7 +82,13 @@ enum SuggestedFilename {
             stem = scalars[..<dot]
             suffix = scalars[dot...]
         }
-        while !stem.isEmpty, length(stem) + length(suffix) > maximumLength { stem.removeLast() }
+        // The length is kept as scalars are removed, not measured again each time: a hostile
+        // header may hold a name of many thousand scalars.
+        var total = length(stem) + length(suffix)
+        while let last = stem.last, total > maximumLength {
+            total -= UTF8.width(last)
+            stem.removeLast()
+        }
         var result = Array(stem)
         trimTrailingWhitespace(&result)
         guard !result.isEmpty else { return nil }
