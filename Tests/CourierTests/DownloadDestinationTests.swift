@@ -159,7 +159,7 @@ final class DownloadDestinationTests: XCTestCase {
     func test_givenAFolderThatIsAFile_thenTheDownloadIsRefusedBeforeSending() throws {
         let notAFolder = try writeFile(Data("x".utf8), in: scratch, named: "plain.txt")
         let transport = RecordingTransport.answering()
-        let client = NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
+        let client = exampleClient(transport)
 
         XCTAssertThrowsError(try client.download(Report(), to: .suggested(in: notAFolder)).wait(within: 5)) { error in
             guard case .invalidRequest(let reason)? = error as? NetworkError else { return XCTFail("\(error)") }
@@ -188,7 +188,7 @@ final class DownloadDestinationTests: XCTestCase {
             let transport = RecordingTransport(.async { request in
                 .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: body))
             })
-            let client = NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
+            let client = exampleClient(transport)
 
             XCTAssertThrowsError(try client.download(Report(), to: .custom { _ in chosen }).wait(within: 5), "\(chosen)") { error in
                 guard case .decodingFailed(let underlying, let response)? = error as? NetworkError else { return XCTFail("\(error)") }

@@ -33,12 +33,6 @@ final class DownloadTests: XCTestCase {
         try writeFile(Data(content.utf8), in: scratch)
     }
 
-    private func client(_ transport: any HTTPTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in })
-        -> NetworkClient {
-        var configuration = NetworkClient.Configuration(baseURL: URL(string: "https://api.example.com")!)
-        configure(&configuration)
-        return NetworkClient(configuration: configuration, transport: transport)
-    }
 
     // MARK: Transports that answer in memory (stubs)
 
@@ -99,7 +93,7 @@ final class DownloadTests: XCTestCase {
 
     func test_givenADestinationThatIsNotAFile_whenDownloaded_thenItIsRefusedBeforeSending() throws {
         let transport = RecordingTransport.answering(body: "x")
-        let client = client(transport)
+        let client = exampleClient(transport)
         let folder = scratch.appendingPathComponent("folder", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let existingFolderWithoutSlash = URL(fileURLWithPath: folder.path, isDirectory: false)
@@ -124,7 +118,7 @@ final class DownloadTests: XCTestCase {
         })
 
         XCTAssertThrowsError(
-            try client(transport).download(File(), to: blocker.appendingPathComponent("inside.txt")).wait(within: 5)
+            try exampleClient(transport).download(File(), to: blocker.appendingPathComponent("inside.txt")).wait(within: 5)
         ) { error in
             guard case .decodingFailed(_, let response)? = error as? NetworkError else {
                 return XCTFail("expected decodingFailed, got \(error)")
@@ -144,7 +138,7 @@ final class DownloadTests: XCTestCase {
         })
         let destination = scratch.appendingPathComponent("out.txt")
 
-        let file = try client(transport).download(File(), to: destination).wait(within: 5)
+        let file = try exampleClient(transport).download(File(), to: destination).wait(within: 5)
 
         XCTAssertEqual(try String(contentsOf: file.fileURL, encoding: .utf8), "streamed body")
         XCTAssertFalse(exists(source), "moved, not copied")
@@ -153,7 +147,7 @@ final class DownloadTests: XCTestCase {
 
     func test_givenAnOrdinaryRequest_thenTheTransportIsNotAskedForAFile() throws {
         let transport = RecordingTransport.answering(body: "{}")
-        _ = try client(transport).request(File()).wait(within: 5)
+        _ = try exampleClient(transport).request(File()).wait(within: 5)
         XCTAssertEqual(transport.contexts.map(\.writesBodyToFile), [false])
     }
 
@@ -164,7 +158,7 @@ final class DownloadTests: XCTestCase {
         })
         let destination = scratch.appendingPathComponent("out.txt")
 
-        XCTAssertThrowsError(try client(transport).download(File(), to: destination).wait(within: 5)) { error in
+        XCTAssertThrowsError(try exampleClient(transport).download(File(), to: destination).wait(within: 5)) { error in
             guard case .serverError(503, let metadata, let response)? = error as? NetworkError else {
                 return XCTFail("expected serverError(503), got \(error)")
             }
@@ -189,7 +183,7 @@ final class DownloadTests: XCTestCase {
         endpoint.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
         let destination = scratch.appendingPathComponent("out.txt")
 
-        let file = try client(transport).download(endpoint, to: destination).wait(within: 5)
+        let file = try exampleClient(transport).download(endpoint, to: destination).wait(within: 5)
 
         XCTAssertEqual(transport.sendCount, 2)
         XCTAssertEqual(try String(contentsOf: file.fileURL, encoding: .utf8), "finally")
@@ -203,7 +197,7 @@ final class DownloadTests: XCTestCase {
             .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: source))
         })
 
-        let json = try client(transport).request(File()).wait(within: 5)
+        let json = try exampleClient(transport).request(File()).wait(within: 5)
 
         XCTAssertEqual(json["name"].string, "from a file")
         XCTAssertFalse(exists(source))
@@ -214,7 +208,7 @@ final class DownloadTests: XCTestCase {
         let transport = RecordingTransport(.immediate { request in
             .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: source))
         })
-        let client = client(transport) { $0.maximumResponseSize = 10 }
+        let client = exampleClient(transport) { $0.maximumResponseSize = 10 }
 
         XCTAssertThrowsError(try client.request(File()).wait(within: 5)) { error in
             XCTAssertEqual((error as? NetworkError)?.description.contains("larger than 10 bytes"), true, "\(error)")
@@ -225,7 +219,7 @@ final class DownloadTests: XCTestCase {
     func test_givenACancelledDownload_whenTheTransportAnswersLateWithAFile_thenTheFileIsDeleted() throws {
         let transport = RecordingTransport(.manual)
         let destination = scratch.appendingPathComponent("out.txt")
-        let promise = client(transport).download(File(), to: destination)
+        let promise = exampleClient(transport).download(File(), to: destination)
         XCTAssertTrue(transport.waitForSends(1))
 
         promise.cancel()
@@ -251,7 +245,7 @@ final class DownloadTests: XCTestCase {
         let authenticator = TokenAuthenticator(token: "old") { _ in Promise.value("new") }
         let destination = scratch.appendingPathComponent("out.txt")
 
-        let client = client(transport) { $0.authenticator = authenticator }
+        let client = exampleClient(transport) { $0.authenticator = authenticator }
 
         let file = try client.download(Accepting401(), to: destination).wait(within: 5)
 
@@ -270,7 +264,7 @@ final class DownloadTests: XCTestCase {
             var acceptedStatusCodes: StatusCodeSet { .successful.union([401]) }
         }
         let authenticator = TokenAuthenticator(token: "old") { _ in Promise.value("new") }
-        let client = client(transport) { $0.authenticator = authenticator }
+        let client = exampleClient(transport) { $0.authenticator = authenticator }
         let destination = scratch.appendingPathComponent("out.txt")
 
         XCTAssertThrowsError(try client.download(Accepting401(), to: destination).wait(within: 5)) { error in

@@ -32,16 +32,13 @@ final class FileBodyTests: XCTestCase {
         try writeFile(content, in: scratch)
     }
 
-    private func client(_ transport: any HTTPTransport) -> NetworkClient {
-        NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
-    }
 
     func test_givenAFileBody_whenBuilt_thenTheRequestStreamsItWithItsLengthAndType() throws {
         let content = Data((0..<70_000).map { UInt8($0 % 253) })
-        let request = try client(RecordingTransport.answering()).makeURLRequest(for: Upload(file: try file(content)))
+        let request = try exampleClient(RecordingTransport.answering()).makeURLRequest(for: Upload(file: try file(content)))
 
         XCTAssertNil(request.httpBody, "a file body is never loaded into memory")
-        XCTAssertEqual(request.httpBodyStream.map(Self.readAll), content)
+        XCTAssertEqual(request.httpBodyStream.map(readAll), content)
         XCTAssertEqual(request.value(forHTTPHeaderField: "Content-Length"), "70000")
         XCTAssertEqual(request.value(forHTTPHeaderField: "Content-Type"), "video/mp4")
         XCTAssertEqual(request.httpMethod, "PUT")
@@ -49,7 +46,7 @@ final class FileBodyTests: XCTestCase {
 
     func test_givenAFileThatCannotBeSent_whenRequested_thenItIsRefusedBeforeSending() throws {
         let transport = RecordingTransport.answering()
-        let client = client(transport)
+        let client = exampleClient(transport)
         let missing = scratch.appendingPathComponent("missing.bin")
         let remote = URL(string: "https://elsewhere.example/video.mp4")!
 
@@ -69,7 +66,7 @@ final class FileBodyTests: XCTestCase {
         let url = try file(content)
         let reads = Protected<[Data]>([])
         let transport = RecordingTransport(.immediate { request in
-            let read = request.httpBodyStream.map(Self.readAll) ?? Data()
+            let read = request.httpBodyStream.map(readAll) ?? Data()
             let attempt = reads.withLock { reads -> Int in
                 reads.append(read)
                 return reads.count
@@ -79,7 +76,7 @@ final class FileBodyTests: XCTestCase {
         let endpoint = Upload(
             file: url, retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0))
 
-        _ = try client(transport).request(endpoint).wait(within: 5)
+        _ = try exampleClient(transport).request(endpoint).wait(within: 5)
 
         XCTAssertEqual(reads.withLock { $0 }, [content, content, content])
         // The transport gets the file with its links resolved (on macOS the temporary folder is one).
@@ -95,8 +92,8 @@ final class FileBodyTests: XCTestCase {
             var headers: [String: String] { ["content-length": "3", "Content-Type": "text/plain"] }
             var body: RequestBody { .file(file, contentType: "video/mp4") }
         }
-        let request = try client(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abc".utf8))))
-        let request2 = try client(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abcdef".utf8))))
+        let request = try exampleClient(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abc".utf8))))
+        let request2 = try exampleClient(RecordingTransport.answering()).makeURLRequest(for: Declared(file: try file(Data("abcdef".utf8))))
         XCTAssertEqual(request2.value(forHTTPHeaderField: "Content-Length"), "6", "a wrong length would hang or corrupt the connection")
         XCTAssertEqual(request.value(forHTTPHeaderField: "Content-Type"), "text/plain")
         XCTAssertEqual(request.allHTTPHeaderFields?.keys.filter { $0.lowercased() == "content-length" }.count, 1)
@@ -104,7 +101,7 @@ final class FileBodyTests: XCTestCase {
 
     func test_givenAFileBody_whenPrintedAsCurl_thenCurlReadsTheSameFile() throws {
         let url = try file(Data("abc".utf8))
-        let command = try client(RecordingTransport.answering()).curlCommand(for: Upload(file: url))
+        let command = try exampleClient(RecordingTransport.answering()).curlCommand(for: Upload(file: url))
         XCTAssertTrue(command.contains("--data-binary @'\(url.path)'"), command)
         XCTAssertTrue(command.contains("-X 'PUT'"), command)
         XCTAssertFalse(command.contains("Content-Length"), "curl sizes the file itself: \(command)")
@@ -113,7 +110,7 @@ final class FileBodyTests: XCTestCase {
     func test_givenTheFileChangesBeforeTheAttempt_thenTheAttemptSendsItsCurrentSizeAndContent() throws {
         let url = try file(Data("short".utf8))
         let transport = RecordingTransport.answering(204)
-        let client = client(transport)
+        let client = exampleClient(transport)
         client.pause()   // built now, sent at resume
         let promise = client.request(Upload(file: url))
         try Data("a good deal longer".utf8).write(to: url)
@@ -123,7 +120,7 @@ final class FileBodyTests: XCTestCase {
 
         let sent = try XCTUnwrap(transport.requests.first)
         XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Length"), "18")
-        XCTAssertEqual(sent.httpBodyStream.map(Self.readAll), Data("a good deal longer".utf8))
+        XCTAssertEqual(sent.httpBodyStream.map(readAll), Data("a good deal longer".utf8))
     }
 
     func test_givenTheFileIsDeletedBeforeARetry_thenTheRequestFailsAsInvalidWithoutSendingAgain() throws {
@@ -135,7 +132,7 @@ final class FileBodyTests: XCTestCase {
         let endpoint = Upload(
             file: url, retryPolicy: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0))
 
-        XCTAssertThrowsError(try client(transport).request(endpoint).wait(within: 5)) { error in
+        XCTAssertThrowsError(try exampleClient(transport).request(endpoint).wait(within: 5)) { error in
             guard case .invalidRequest(let reason)? = error as? NetworkError else {
                 return XCTFail("expected invalidRequest, got \(error)")
             }
@@ -160,23 +157,9 @@ final class FileBodyTests: XCTestCase {
         let url = try file(Data("plain".utf8))
 
         _ = try client.request(Upload(file: url)).wait(within: 5)
-        _ = try self.client(transport).request(Upload(file: url)).wait(within: 5)
+        _ = try exampleClient(transport).request(Upload(file: url)).wait(within: 5)
 
         XCTAssertEqual(transport.contexts.map(\.uploadFile), [nil, url.resolvingSymlinksInPath()], "with the plugin, then without")
         XCTAssertEqual(transport.requests.first?.httpBody, Data("gzipped".utf8))
-    }
-
-    /// Everything `stream` holds.
-    private static func readAll(_ stream: InputStream) -> Data {
-        stream.open()
-        defer { stream.close() }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { break }
-            data.append(buffer, count: count)
-        }
-        return data
     }
 }

@@ -29,9 +29,6 @@ final class MultipartFileTests: XCTestCase {
         removeScratchFolder(scratch)
     }
 
-    private func client(_ transport: any HTTPTransport) -> NetworkClient {
-        NetworkClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!), transport: transport)
-    }
 
     /// A form with a text field and `file` as a file part, and the same form with the file's
     /// bytes in memory (same boundary), which must encode to the same body.
@@ -103,7 +100,7 @@ final class MultipartFileTests: XCTestCase {
             return .success(HTTPResponse(statusCode: 204, url: request.url))
         }, keepsCompletions: false)
 
-        _ = try client(transport).request(Upload(form: onDisk)).wait(within: 5)
+        _ = try exampleClient(transport).request(Upload(form: onDisk)).wait(within: 5)
 
         let sent = try XCTUnwrap(transport.requests.first)
         let expected = try inMemory.encoded()
@@ -130,7 +127,7 @@ final class MultipartFileTests: XCTestCase {
         }, keepsCompletions: false)
         let retrying = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0, retryableMethods: [.post])
 
-        _ = try client(transport).request(Upload(form: onDisk, retryPolicy: retrying)).wait(within: 5)
+        _ = try exampleClient(transport).request(Upload(form: onDisk, retryPolicy: retrying)).wait(within: 5)
 
         let expected = try inMemory.encoded()
         XCTAssertEqual(reads.withLock { $0 }, [expected, expected, expected])
@@ -146,7 +143,7 @@ final class MultipartFileTests: XCTestCase {
                 return .success(HTTPResponse(statusCode: status, url: request.url))
             }, keepsCompletions: false)
 
-            _ = try? client(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
+            _ = try? exampleClient(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
 
             let staged = try XCTUnwrap(transport.contexts.first?.uploadFile)
             XCTAssertTrue(existedWhileSent.withLock { $0 }, "sent from the staged file")
@@ -158,7 +155,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenARequestCancelledWhileHeld_thenNothingIsSentAndTheStagedFileIsDeleted() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport.answering(204)
-        let client = client(transport)
+        let client = exampleClient(transport)
         client.pause()
         let before = stagedFiles()
         let promise = client.request(Upload(form: forms(file: url, content: content).onDisk))
@@ -181,7 +178,7 @@ final class MultipartFileTests: XCTestCase {
         let transport = RecordingTransport.answering(204)
         let before = stagedFiles()
         let release = holdStaging()
-        let promise = client(transport).request(Upload(form: forms(file: url, content: content).onDisk))
+        let promise = exampleClient(transport).request(Upload(form: forms(file: url, content: content).onDisk))
 
         promise.cancel()
         release.signal()
@@ -199,7 +196,7 @@ final class MultipartFileTests: XCTestCase {
         let transport = RecordingTransport.answering(204)
         let before = stagedFiles()
         let release = holdStaging()
-        let promise = client(transport).request(Upload(form: forms(file: url, content: content).onDisk))
+        let promise = exampleClient(transport).request(Upload(form: forms(file: url, content: content).onDisk))
 
         try FileManager.default.removeItem(at: url)   // checked when built, gone when staged
         release.signal()
@@ -221,7 +218,7 @@ final class MultipartFileTests: XCTestCase {
             .success(HTTPResponse(statusCode: 204, url: request.url))
         }, keepsCompletions: false)
 
-        _ = try await client(transport).send(Upload(form: onDisk))
+        _ = try await exampleClient(transport).send(Upload(form: onDisk))
 
         XCTAssertEqual(transport.requests.first?.value(forHTTPHeaderField: "Content-Length"), String(try inMemory.encoded().count))
         XCTAssertNotNil(transport.contexts.first?.uploadFile)
@@ -247,7 +244,7 @@ final class MultipartFileTests: XCTestCase {
             .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8), url: request.url))
         }, keepsCompletions: false)
 
-        let probe = try client(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
+        let probe = try exampleClient(transport).request(Upload(form: forms(file: url, content: content).onDisk)).wait(within: 5)
 
         XCTAssertNotNil(transport.contexts.first?.uploadFile, "staged")
         XCTAssertFalse(probe.onStagingQueue, "decoding would hold up every other form's copy")
@@ -259,7 +256,7 @@ final class MultipartFileTests: XCTestCase {
         let (onDisk, inMemory) = forms(file: url, content: small)
         let transport = RecordingTransport.answering(204)
 
-        _ = try client(transport).request(Upload(form: onDisk)).wait(within: 5)
+        _ = try exampleClient(transport).request(Upload(form: onDisk)).wait(within: 5)
 
         XCTAssertEqual(transport.requests.first?.httpBody, try inMemory.encoded())
         XCTAssertNil(transport.contexts.first?.uploadFile, "nothing staged for a form under 1 MiB")
@@ -267,7 +264,7 @@ final class MultipartFileTests: XCTestCase {
 
     func test_givenAFilePartThatCannotBeRead_thenTheRequestIsRefusedBeforeSending() throws {
         let transport = RecordingTransport.answering(204)
-        let client = client(transport)
+        let client = exampleClient(transport)
         let candidates = [
             scratch.appendingPathComponent("missing.bin"),
             scratch!,
@@ -302,7 +299,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenAFilePart_whenInspected_thenMakeURLRequestShowsTheWholeBodyAndCurlItsOwnFormOptions() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let (onDisk, inMemory) = forms(file: url, content: content)
-        let client = client(RecordingTransport.answering())
+        let client = exampleClient(RecordingTransport.answering())
 
         let request = try client.makeURLRequest(for: Upload(form: onDisk))
         let command = try client.curlCommand(for: Upload(form: onDisk))
@@ -331,7 +328,7 @@ final class MultipartFileTests: XCTestCase {
             var body: RequestBody { .multipart(form) }
         }
 
-        let command = try client(RecordingTransport.answering()).curlCommand(for: Login(form: form))
+        let command = try exampleClient(RecordingTransport.answering()).curlCommand(for: Login(form: form))
 
         XCTAssertTrue(command.contains("--form-string 'password=<redacted>'"), command)
         XCTAssertTrue(command.contains("--form-string 'cookie=<redacted>'"), command)
@@ -346,7 +343,7 @@ final class MultipartFileTests: XCTestCase {
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         var form = MultipartFormData(boundary: "B")
         form.append(link, name: "clip")
-        let client = client(RecordingTransport.answering())
+        let client = exampleClient(RecordingTransport.answering())
 
         let fileBody = try client.makeURLRequest(for: FileBodyTests.Upload(file: link))
         let formBody = try client.makeURLRequest(for: Upload(form: form))
@@ -361,7 +358,7 @@ final class MultipartFileTests: XCTestCase {
         let transport = RecordingTransport.answering(204)
 
         XCTAssertThrowsError(
-            try client(transport).request(FileBodyTests.Upload(file: URL(fileURLWithPath: "/dev/zero"))).wait(within: 5)
+            try exampleClient(transport).request(FileBodyTests.Upload(file: URL(fileURLWithPath: "/dev/zero"))).wait(within: 5)
         ) { error in
             guard case .invalidRequest(let reason)? = error as? NetworkError else {
                 return XCTFail("expected invalidRequest, got \(error)")
@@ -380,17 +377,3 @@ final class MultipartFileTests: XCTestCase {
 
 /// Marks `StagedForm.queue` for the test that checks where a staged form's answer is decoded.
 private let stagingQueueMark = DispatchSpecificKey<Bool>()
-
-/// Everything `stream` holds.
-private func readAll(_ stream: InputStream) -> Data {
-    stream.open()
-    defer { stream.close() }
-    var data = Data()
-    var buffer = [UInt8](repeating: 0, count: 4_096)
-    while true {
-        let count = stream.read(&buffer, maxLength: buffer.count)
-        if count <= 0 { break }
-        data.append(buffer, count: count)
-    }
-    return data
-}

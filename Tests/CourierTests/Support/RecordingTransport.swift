@@ -243,3 +243,12 @@ extension RecordingTransport {
         return RecordingTransport(mode, keepsCompletions: keepsCompletions)
     }
 }
+
+/// A client of `https://api.example.com` over `transport`, its configuration adjusted by `configure`.
+func exampleClient(
+    _ transport: any HTTPTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+) -> NetworkClient {
+    var configuration = NetworkClient.Configuration(baseURL: URL(string: "https://api.example.com")!)
+    configure(&configuration)
+    return NetworkClient(configuration: configuration, transport: transport)
+}

@@ -19,3 +19,17 @@ func writeFile(_ content: Data, in folder: URL, named name: String = "file-\(UUI
     try content.write(to: file)
     return file
 }
+
+/// Everything `stream` holds (a request's `httpBodyStream`, read as a server would).
+func readAll(_ stream: InputStream) -> Data {
+    stream.open()
+    defer { stream.close() }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 4_096)
+    while true {
+        let count = stream.read(&buffer, maxLength: buffer.count)
+        if count <= 0 { break }
+        data.append(buffer, count: count)
+    }
+    return data
+}
