@@ -33,7 +33,6 @@ final class DownloadTests: XCTestCase {
         try writeFile(Data(content.utf8), in: scratch)
     }
 
-
     // MARK: Transports that answer in memory (stubs)
 
     func test_givenAStubbedBody_whenDownloaded_thenItIsWrittenToTheDestinationAndMissingFoldersAreCreated() throws {

@@ -32,7 +32,6 @@ final class FileBodyTests: XCTestCase {
         try writeFile(content, in: scratch)
     }
 
-
     func test_givenAFileBody_whenBuilt_thenTheRequestStreamsItWithItsLengthAndType() throws {
         let content = Data((0..<70_000).map { UInt8($0 % 253) })
         let request = try exampleClient(RecordingTransport.answering()).makeURLRequest(for: Upload(file: try file(content)))

@@ -29,7 +29,6 @@ final class MultipartFileTests: XCTestCase {
         removeScratchFolder(scratch)
     }
 
-
     /// A form with a text field and `file` as a file part, and the same form with the file's
     /// bytes in memory (same boundary), which must encode to the same body.
     private func forms(file: URL, content: Data) -> (onDisk: MultipartFormData, inMemory: MultipartFormData) {

@@ -248,7 +248,8 @@ extension RecordingTransport {
 func exampleClient(
     _ transport: any HTTPTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
 ) -> NetworkClient {
-    var configuration = NetworkClient.Configuration(baseURL: URL(string: "https://api.example.com")!)
+    guard let base = URL(string: "https://api.example.com") else { preconditionFailure("a valid URL literal") }
+    var configuration = NetworkClient.Configuration(baseURL: base)
     configure(&configuration)
     return NetworkClient(configuration: configuration, transport: transport)
 }
