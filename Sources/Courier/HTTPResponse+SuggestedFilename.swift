@@ -128,45 +128,49 @@ enum SuggestedFilename {
 
     /// The `name=value` parameters after the disposition type, names lowercased; a value is a
     /// token or a quoted string (`\` escapes the next character). The first of a repeated name wins.
+    ///
+    /// The header is read by Unicode scalar, not by `Character`: a combining mark after a `"`
+    /// or `;` must not hide the delimiter (a proxy reading bytes would see it, and then the two
+    /// would disagree on the name).
     private static func parameters(of value: String) -> [String: String] {
         var result: [String: String] = [:]
-        var rest = Substring(value)
+        var rest = Substring(value).unicodeScalars
         // Skip the disposition type ("attachment", "inline").
         guard let firstSemicolon = rest.firstIndex(of: ";") else { return result }
         rest = rest[rest.index(after: firstSemicolon)...]
         while !rest.isEmpty {
-            rest = rest.drop { $0.isWhitespace }
+            rest = rest.drop { $0.properties.isWhitespace }
             let nameEnd = rest.firstIndex { $0 == "=" || $0 == ";" } ?? rest.endIndex
-            let name = rest[..<nameEnd].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = String(rest[..<nameEnd]).trimmingCharacters(in: .whitespaces).lowercased()
             rest = rest[nameEnd...]
-            var parameterValue = ""
+            var parameterValue = String.UnicodeScalarView()
             if rest.first == "=" {
                 rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
                 if rest.first == "\"" {
                     rest = rest.dropFirst()
                     var escaped = false
-                    while let character = rest.first {
+                    while let scalar = rest.first {
                         rest = rest.dropFirst()
                         if escaped {
-                            parameterValue.append(character)
+                            parameterValue.append(scalar)
                             escaped = false
-                        } else if character == "\\" {
+                        } else if scalar == "\\" {
                             escaped = true
-                        } else if character == "\"" {
+                        } else if scalar == "\"" {
                             break
                         } else {
-                            parameterValue.append(character)
+                            parameterValue.append(scalar)
                         }
                     }
                     rest = rest.drop { $0 != ";" }
                 } else {
                     let valueEnd = rest.firstIndex(of: ";") ?? rest.endIndex
-                    parameterValue = rest[..<valueEnd].trimmingCharacters(in: .whitespaces)
+                    parameterValue = String(rest[..<valueEnd]).trimmingCharacters(in: .whitespaces).unicodeScalars
                     rest = rest[valueEnd...]
                 }
             }
             if rest.first == ";" { rest = rest.dropFirst() }
-            if !name.isEmpty, result[name] == nil { result[name] = parameterValue }
+            if !name.isEmpty, result[name] == nil { result[name] = String(parameterValue) }
         }
         return result
     }

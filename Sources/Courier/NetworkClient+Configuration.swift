@@ -26,7 +26,8 @@ extension NetworkClient {
         /// Seconds a request may take when its endpoint sets no ``Endpoint/timeout``. Default: 60.
         ///
         /// The clock starts when the request is issued, so time spent held by ``NetworkClient/pause()``
-        /// counts (a held request cannot wait forever). Each retry gets a fresh timeout.
+        /// counts (a held request cannot wait forever), and so does writing a large multipart form
+        /// to its temporary file before the first attempt. Each retry gets a fresh timeout.
         public var timeout: TimeInterval
 
         /// The cache policy of every request. Default: `.useProtocolCachePolicy`.

@@ -11,7 +11,12 @@ extension RequestExecution {
     /// then time it out (or retry); when it is being prepared, `passGate` acts on it after `send`.
     func deadlineFired(attempt: Int) {
         let action = state.withLock { state -> DeadlineAction? in
-            guard state.attempt == attempt else { return nil }
+            guard state.attempt == attempt else {
+                // The first attempt's deadline fired while its form was still being staged.
+                guard attempt == 1, state.attempt == 0, !state.phase.isFinished else { return nil }
+                state.deadline = nil
+                return .stop
+            }
             switch state.phase {
             case .queued(let ticket):
                 state.phase = .evaluating
@@ -35,6 +40,8 @@ extension RequestExecution {
         case .cancel(let task, let sent)?:
             task.cancel()
             attemptTimedOut(sent: sent)
+        case .stop?:
+            fail(.timedOut)   // nothing was sent; the copy sees the request finished and stops
         case nil:
             break
         }

@@ -126,8 +126,20 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// parts is first written to its temporary file on the staging queue (not the caller's thread,
     /// which may be the main thread), and a request cancelled meanwhile stops the copy. Such a
     /// request takes its place at the gate only once its form is written.
+    ///
+    /// The first attempt's deadline starts before the copy and covers it: a copy that is slow or
+    /// stuck (a hung network file system) ends the request with ``NetworkError/timedOut``.
     func start() {
         guard let stagedForm else { return beginAttempt() }
+        let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
+            deadlineFired(attempt: 1)
+        }
+        let kept = state.withLock { state -> Bool in
+            guard !state.phase.isFinished else { return false }
+            state.deadline = deadline
+            return true
+        }
+        guard kept else { return deadline.cancel() }
         StagedForm.queue.async { [self] in
             do throws(NetworkError) {
                 try stagedForm.write { state.withLock { $0.phase.isFinished } }
@@ -144,24 +156,26 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// which passes decoding on to a global queue like a gate's queue does).
     func beginAttempt() {
         let ticket = core.gate.makeTicket()
-        let attempt = state.withLock { state -> Int? in
+        let begun = state.withLock { state -> (attempt: Int, hasDeadline: Bool)? in
             if case .finished = state.phase { return nil }
+            // Only the first attempt of a staged form finds a deadline: the one `start` set.
+            let hasDeadline = state.attempt == 0 && state.deadline != nil
             state.attempt += 1
             state.phase = .queued(ticket: ticket)
             state.deadlinePassedWhilePreparing = false
             state.sentRequest = nil
-            return state.attempt
+            return (state.attempt, hasDeadline)
         }
-        guard let attempt else { return }
+        guard let (attempt, hasDeadline) = begun else { return }
         progress?.begin(attempt: attempt)
-        let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
+        let deadline = hasDeadline ? nil : core.configuration.scheduler.schedule(after: timeout) { [self] in
             deadlineFired(attempt: attempt)
         }
         // Submit only if nothing happened meanwhile: a deadline that already fired (or a
         // cancellation) has settled this attempt, and a submitted request would linger in the gate.
         let proceed = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .queued = state.phase else { return false }
-            state.deadline = deadline
+            if let deadline { state.deadline = deadline }
             return true
         }
         if proceed {
@@ -172,7 +186,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                 core.gate.withdraw(ticket: ticket)
             }
         } else {
-            deadline.cancel()
+            deadline?.cancel()
         }
     }
 

@@ -54,6 +54,8 @@ enum RequestAfterSend {
 enum RequestDeadlineAction {
     case withdraw(UInt64)
     case cancel(any TransportTask, URLRequest?)
+    /// Nothing was sent yet (a staged form was being written): the request ends.
+    case stop
 }
 
 /// Everything mutable about one request; it lives inside the request's lock.

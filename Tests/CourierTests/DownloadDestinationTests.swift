@@ -73,6 +73,18 @@ final class DownloadDestinationTests: XCTestCase {
         }
     }
 
+    func test_givenACombiningMarkAfterADelimiter_thenTheDelimiterStillEndsTheValue() {
+        // Read by Character, `"` + U+0301 or `;` + U+0301 is one character and not a delimiter,
+        // so the name would run on; a proxy reading bytes sees the delimiter.
+        let cases: [(header: String, expected: String)] = [
+            ("attachment; filename=\"report.pdf\"\u{301}.exe\"", "report.pdf"),
+            ("attachment; filename=notes.txt;\u{301}.exe", "notes.txt"),
+        ]
+        for (header, expected) in cases {
+            XCTAssertEqual(SuggestedFilename.parse(header), expected, header.debugDescription)
+        }
+    }
+
     func test_givenOneHugeCharacter_whenCut_thenTheNameIsNeitherEmptyNorHidden() throws {
         let marks = String(repeating: "%CC%81", count: 200)   // 200 combining marks on one letter: one Character
         for tail in [".pdf", ".", ""] {

@@ -190,6 +190,42 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
     }
 
+    func test_givenAStagingCopyThatOutlastsTheTimeout_thenTheRequestTimesOutWithoutSending() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport.answering(204)
+        let clock = VirtualClock()
+        let before = stagedFiles()
+        let release = holdStaging()   // the copy cannot finish: a stuck file system, say
+        let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
+            .request(Upload(form: forms(file: url, content: content).onDisk))
+
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 1), "the deadline runs during the copy")
+        clock.advance(by: 10)
+
+        XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut")
+        release.signal()
+        StagedForm.queue.sync {}   // the staging block saw the request over and stopped
+        XCTAssertEqual(transport.sendCount, 0)
+        XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
+    }
+
+    func test_givenAStagedForm_thenTheFirstAttemptsDeadlineCountsTheCopy() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport(.manual)
+        let clock = VirtualClock()
+        let release = holdStaging()
+        let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
+            .request(Upload(form: forms(file: url, content: content).onDisk))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 1))
+
+        clock.advance(by: 6)   // six of the ten seconds go to the copy
+        release.signal()
+        XCTAssertTrue(eventually { transport.sendCount == 1 }, "sent once the copy is written")
+        clock.advance(by: 4)
+
+        XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut", "ten seconds after the request began")
+    }
+
     func test_givenAFileRemovedBeforeItsFormIsStaged_thenTheRequestFailsAsInvalidWithoutSending() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport.answering(204)
