@@ -22,6 +22,9 @@ public struct HTTPResponse: Sendable, Equatable {
     /// Where the body is when it was written to a file rather than kept in memory (a
     /// ``NetworkClient/download(_:to:progress:)-(_,URL,_)``); ``body`` is empty then. `nil` for a body in memory.
     public var bodyFileURL: URL?
+    /// The reader of a body that streams on after this head (``NetworkClient/stream(_:)``); it
+    /// does not take part in equality.
+    var streamedBody: StreamedBodyHandle?
 
     /// Creates a response.
     ///

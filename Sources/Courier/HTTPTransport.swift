@@ -41,6 +41,12 @@ public struct TransportContext: Sendable {
     /// reads the same file (opened afresh for each attempt), so a transport may use either;
     /// ``URLSessionTransport`` sends the file itself.
     public internal(set) var uploadFile: URL?
+    /// Where to stream the body as it arrives, for a ``NetworkClient/stream(_:)`` request;
+    /// `nil` otherwise. A transport that can stream asks
+    /// ``ResponseBodyStream/shouldStream(statusCode:)`` when the head arrives (see
+    /// ``ResponseBodyStream``); one that ignores it answers with the whole body, which the caller
+    /// then reads as a single piece. Each attempt gets its own.
+    public internal(set) var bodyStream: ResponseBodyStream?
 
     /// Creates a context.
     ///

@@ -110,21 +110,32 @@ extension NetworkClient {
     ///   - progress: Where reports go; `nil`: none, as ``send(_:)``.
     /// - Throws: A ``NetworkError``, as ``send(_:)``.
     public func send<E: Endpoint>(_ endpoint: E, progress: ProgressHandler?) async throws -> E.Response {
+        // With progress, resume from the reports' queue, so that `send` returns after the last
+        // report ran (when that queue is serial).
+        let queue = progress.map { $0.queue ?? core.configuration.callbackQueue }
+        return try await awaiting(on: queue) { handler throws(NetworkError) in
+            try makeExecution(endpoint, resolver: nil, handler: handler, progress: progress)
+        }
+    }
+
+    /// The async style: the execution that `make` builds, started, and its outcome awaited.
+    /// Cancelling the awaiting task cancels the request.
+    ///
+    /// - Parameter queue: Where the task is resumed from; `nil`: the thread that settles the request.
+    func awaiting<R: Sendable>(
+        on queue: DispatchQueue?, _ make: (RequestExecution<R>.Handler) throws(NetworkError) -> RequestExecution<R>
+    ) async throws -> R {
         // The same pipeline without a promise: the execution resumes the task itself, on the
         // thread that settles it (at once, without suspending, when the answer came inside
         // `send`). The relay lets a cancellation that comes first, or meanwhile, reach it.
         let relay = CancellationRelay()
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<E.Response, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<R, any Error>) in
                 // Resumed exactly once: an execution delivers once, and one that is never
                 // started is cancelled, which delivers `.cancelled`.
-                let execution: RequestExecution<E.Response>
+                let execution: RequestExecution<R>
                 do {
-                    // With progress, resume from the reports' queue, so that `send` returns
-                    // after the last report ran (when that queue is serial).
-                    let queue = progress.map { $0.queue ?? core.configuration.callbackQueue }
-                    execution = try makeExecution(
-                        endpoint, resolver: nil, handler: (queue, { continuation.resume(with: $0) }), progress: progress)
+                    execution = try make((queue, { continuation.resume(with: $0) }))
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -256,14 +267,14 @@ extension NetworkClient {
     /// Builds the request and the execution that carries it through the pipeline.
     func buildExecution<E: Endpoint, R: Sendable>(
         _ endpoint: E, resolver: Resolver<R>?, handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
-        progress: ProgressHandler? = nil, writesBodyToFile: Bool = false,
+        progress: ProgressHandler? = nil, writesBodyToFile: Bool = false, streamsBody: Bool = false,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
         let (request, upload) = try core.builder.makeRequest(for: endpoint)
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,
-            upload: upload, decode: decode)
+            streamsBody: streamsBody, upload: upload, decode: decode)
     }
 }
 

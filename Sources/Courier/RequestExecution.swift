@@ -38,6 +38,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// A form with file parts, written to its temporary file before the first attempt; the
     /// context names that file, which every attempt streams. `nil` for every other body.
     let stagedForm: StagedForm?
+    /// `true` for ``NetworkClient/stream(_:)``: each attempt's context carries a fresh
+    /// ``ResponseBodyStream``, whose reader travels with the head the transport answers with.
+    let streamsBody: Bool
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
     /// settles the request (for resuming an awaiting task, which needs no hop of its own).
@@ -56,6 +59,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         needsDecoding: Bool = true,
         progress: ProgressHandler? = nil,
         writesBodyToFile: Bool = false,
+        streamsBody: Bool = false,
         upload: UploadSource? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
@@ -69,6 +73,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
+        self.streamsBody = streamsBody
         let uploadFile: URL?
         switch upload {
         case .file(let file)?:
@@ -113,10 +118,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// `uploadFile`: the file the transport sends for this attempt: the body file with its links
     /// resolved, or `nil` when a plugin replaced the file body.
     private func context(forAttempt attempt: Int, uploadFile: URL?) -> TransportContext {
-        if progress == nil && uploadFile == context.uploadFile { return context }
+        if progress == nil && uploadFile == context.uploadFile && !streamsBody { return context }
         var tagged = context
         if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
         tagged.uploadFile = uploadFile
+        if streamsBody {
+            tagged.bodyStream = ResponseBodyStream(accepting: acceptedStatusCodes, limit: context.maximumResponseSize)
+        }
         return tagged
     }
 
@@ -266,11 +274,14 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // is evaluated before the block below could record it.
         // A plugin that replaced a file body (compressed or signed it) has what it made sent.
         let bodyReplaced = upload.map { sent.httpBody != nil || sent.httpBodyStream !== $0.stream } ?? false
-        let task = core.transport.send(sent, context: context(forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved)) {
-            [self] result in
+        let attemptContext = context(forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved)
+        let bodyStream = attemptContext.bodyStream
+        let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
-                result, attempt: attempt, request: sent, generation: generation, sentOnCallersThread: onCallersThread)
+                bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,
+                sentOnCallersThread: onCallersThread)
         }
+        bodyStream?.attach(task)
 
         let next = state.withLock { state -> RequestAfterSend in
             guard state.attempt == attempt, case .preparing = state.phase else {

@@ -27,6 +27,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
         let progress: (@Sendable (TransferProgress) -> Void)?
         var transfer = TransferProgress()
+        /// Where a streamed request's body may go (``NetworkClient/stream(_:)``).
+        let stream: ResponseBodyStream?
+        /// The head was delivered and the body goes to `stream`: the completion has been called.
+        var streaming = false
 
         /// The listener and the current report, or `nil` when nobody listens.
         var report: ProgressReport? { progress.map { ($0, transfer) } }
@@ -46,12 +50,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
         uploadsFile: Bool = false,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
-            uploadsFile: uploadsFile, progress: progress)
+            uploadsFile: uploadsFile, progress: progress, stream: stream)
         entry.transfer.totalBytesToSend = bodySize
         tasks.withLock { $0[taskIdentifier] = entry }
     }
@@ -90,11 +94,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
         var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
+        var streamedHead: (HTTPResponse, @Sendable (Result<HTTPResponse, any Error>) -> Void)?
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
+            if let stream = entry.stream, !entry.streaming, entry.failure == nil, stream.shouldStream(statusCode: status) {
+                // The head goes to the client now; the body to the stream as it arrives.
+                entry.streaming = true
+                tasks[identifier] = entry
+                streamedHead = (HTTPResponse(
+                    statusCode: status, headers: headers, url: response.url ?? entry.originalURL), entry.completion)
+                return nil
+            }
             let expected = hasBody ? response.expectedContentLength : 0
             if entry.progress != nil {
                 // A compressed body's Content-Length counts compressed bytes, but the chunks
@@ -125,6 +138,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         staleFile?.discard()
         if let report { report.listener(report.transfer) }
+        if let (head, completion) = streamedHead {
+            // Off the delegate queue, as every completion (see `didCompleteWithError`).
+            DispatchQueue.global().async { completion(.success(head)) }
+        }
         completionHandler(limit == nil ? .allow : .cancel)
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
         // (or the client's deadline reports a retryable `.timedOut`): cancel the task outright.
@@ -147,11 +164,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let identifier = dataTask.taskIdentifier
         var report: ProgressReport?
         var download: BodyFileWriter??   // a download's file (`.some(nil)`: not created yet)
+        var stream: ResponseBodyStream?
         let overLimit = tasks.withLock { tasks -> Bool in
             guard var entry = tasks[identifier] else { return false }
             // Already failed (too large, or a refused redirect): the task was cancelled, and a
             // chunk that still arrives cancels it again (`cancel()` does nothing the second time).
             if entry.failure != nil { return true }
+            if entry.streaming {
+                // No size limit on the whole: the stream bounds what its reader has not read yet.
+                stream = entry.stream
+                return false
+            }
             if entry.toFile {
                 download = .some(entry.file)
                 return false
@@ -171,6 +194,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         if overLimit {
             dataTask.cancel()
+        } else if let stream {
+            stream.yield(data)   // in order: the delegate queue runs one callback at a time
         } else if let download {
             receive(data, into: download, task: dataTask)
         } else if let report {
@@ -255,6 +280,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        if entry.streaming {
+            // The head went out already: only the stream hears how the body ended.
+            entry.stream?.finish(throwing: entry.failure ?? error)
+            return
+        }
         if entry.statusCode == nil, let http = task.response as? HTTPURLResponse {
             // FoundationNetworking finishes some tasks (a 3xx without `Location`) without a
             // `didReceive response` callback: the response is read from the task.

@@ -34,9 +34,14 @@ Routes (every route answers any method unless noted):
   POST /reset                clear counters and auth state
   /stall                     never answers (holds the socket at most 60 s or until the client closes it)
   /close-mid-body            promises Content-Length 1000, sends 10 bytes, closes the socket
-  /drip[?length=N]           declares Content-Length N (default 10 GiB; with length=none, no length)
+  /drip[?length=N&stall_after=K]
+                             declares Content-Length N (default 10 GiB; with length=none, no length)
                              and sends 1 KiB every 50 ms until N bytes, the client closes the
-                             connection, or 60 s pass: a body that does not end soon by itself
+                             connection, or 60 s pass: a body that does not end soon by itself;
+                             with stall_after=K, sends nothing more after K pieces (holds the socket)
+  /events?count=N[&hold=1]   text/event-stream: a comment, then N events "id: i", "event: tick",
+                             "data: tick i" / "data: of N"; with hold=1 the body does not end
+                             afterwards (the socket is held until the client closes it)
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
   /stats                     {"requests": total requests received, this one included}
@@ -416,6 +421,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_stall(self, parts, query, segments, body):
         self.close_connection = True
+        self.hold_until_closed()
+
+    def hold_until_closed(self):
+        """Keeps the connection open, sending nothing, until the client closes it or MAX_STALL passes."""
         deadline = time.monotonic() + MAX_STALL
         sock = self.connection
         while time.monotonic() < deadline:
@@ -436,16 +445,39 @@ class Handler(BaseHTTPRequestHandler):
         if length is not None:
             self.send_header("Content-Length", str(length))
         self.end_headers()
+        stall_after = int(first(query, "stall_after", "-1"))
         chunk = pattern_bytes(1024)
         deadline = time.monotonic() + MAX_STALL
         sent = 0
+        chunks = 0
         try:
             while time.monotonic() < deadline and (length is None or sent < length):
+                if chunks == stall_after:
+                    self.hold_until_closed()
+                    return
                 piece = chunk if length is None else chunk[: length - sent]
                 self.wfile.write(piece)
                 self.wfile.flush()
                 sent += len(piece)
+                chunks += 1
                 time.sleep(0.05)
+        except OSError:
+            return  # the client closed the connection
+
+    def route_events(self, parts, query, segments, body):
+        self.close_connection = True
+        count = max(int(first(query, "count", "3")), 0)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        try:
+            self.wfile.write(b": a comment the client skips\r\n\r\n")
+            for i in range(1, count + 1):
+                self.wfile.write(("id: %d\nevent: tick\ndata: tick %d\ndata: of %d\n\n" % (i, i, count)).encode())
+                self.wfile.flush()
+            if first(query, "hold", "0") == "1":
+                self.hold_until_closed()
         except OSError:
             return  # the client closed the connection
 
@@ -499,6 +531,7 @@ ROUTES = {
     "stall": Handler.route_stall,
     "close-mid-body": Handler.route_close_mid_body,
     "drip": Handler.route_drip,
+    "events": Handler.route_events,
     "raw": Handler.route_raw,
 }
 

@@ -1,0 +1,50 @@
+import Foundation
+
+extension NetworkClient {
+    /// Sends `endpoint` and returns as soon as the response head arrives, with the body to read
+    /// as it comes in (Alamofire's `streamRequest`, URLSession's `bytes(for:)`): for Server-Sent
+    /// Events, a streaming chat completion, NDJSON feeds, log tails, or a large body you process
+    /// piece by piece.
+    ///
+    /// ```swift
+    /// let streamed = try await client.stream(ChatCompletion(prompt: "Hello", stream: true))
+    /// for try await event in streamed.events {
+    ///     print(event.data)
+    /// }
+    /// ```
+    ///
+    /// The request runs the whole pipeline up to the head: the pause gate, credentials and the
+    /// refresh on a 401, plugins (`didReceive` sees the head, with an empty body), retries, and
+    /// status classification.
+    /// - A status the endpoint accepts (``Endpoint/acceptedStatusCodes``) returns the
+    ///   ``StreamedResponse`` at once; its body streams from then on.
+    /// - Any other status throws the ``NetworkError`` that ``send(_:)`` would, with the server's
+    ///   metadata read from the whole error body.
+    ///
+    /// **Timeouts.** The request's timeout (``Endpoint/timeout``, else the client's) covers the
+    /// time until the head arrives. After that, ``URLSessionTransport`` ends the body with
+    /// ``NetworkError/timedOut`` when no data arrives for that long (an idle timeout), so a
+    /// stream that keeps sending may last as long as it likes. Retries apply only until the head.
+    ///
+    /// **Cancellation.** Cancelling the task that awaits `stream` cancels the request; once the
+    /// body streams, stopping the loop, cancelling the reading task or
+    /// ``StreamedResponse/cancel()`` cancels the transfer.
+    ///
+    /// With a transport that does not stream (stubs, or one of your own that ignores
+    /// ``TransportContext/bodyStream``), the whole body is read first and arrives as one piece.
+    ///
+    /// - Parameter endpoint: What to send; its `Response` type is not used.
+    /// - Returns: The response head, with its body to iterate.
+    /// - Throws: A ``NetworkError`` for a status the endpoint does not accept, a failure before
+    ///   the head arrived, a timeout, or ``NetworkError/cancelled``.
+    public func stream<E: Endpoint>(_ endpoint: E) async throws -> StreamedResponse {
+        try await awaiting(on: nil) { handler throws(NetworkError) in
+            try buildExecution(endpoint, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true) { response in
+                if let handle = response.streamedBody {
+                    return .success(StreamedResponse(head: response, reader: handle.reader))
+                }
+                return .success(StreamedResponse(complete: response))
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The body of one attempt of a ``NetworkClient/stream(_:)`` request, handed from the transport
+/// to the caller piece by piece as it arrives.
+///
+/// **For transport authors.** The client puts one in ``TransportContext/bodyStream`` when the
+/// caller wants the body as it arrives. When the response head is in, ask
+/// ``shouldStream(statusCode:)``:
+/// - `true`: call your completion with the head at once (status, headers, URL, an empty body),
+///   then give each piece of the body, in order, to ``yield(_:)``, and end with
+///   ``finish(throwing:)`` (with the error that cut the body short, if any). Do not call the
+///   completion again.
+/// - `false` (an error status, or a second response): collect the body and call the
+///   completion as usual.
+///
+/// A transport that ignores this property answers with the whole body as usual, and the caller
+/// receives it as a single piece. The client cancels your ``TransportTask`` when the caller
+/// stops reading, so the transport needs no other way to hear of it.
+///
+/// ```swift
+/// if let stream = context.bodyStream, stream.shouldStream(statusCode: head.statusCode) {
+///     completion(.success(head))
+///     engine.onChunk = { stream.yield($0) }
+///     engine.onEnd = { error in stream.finish(throwing: error) }
+/// }
+/// ```
+public final class ResponseBodyStream: Sendable {
+    private enum Ending: Sendable {
+        case open
+        /// The transport finished (the error, if any, comes after the buffered pieces).
+        case finished(NetworkError?)
+        /// The caller stopped reading, or the buffer limit was passed: nothing more is kept.
+        case stopped(NetworkError)
+    }
+
+    private struct State: Sendable {
+        var claimed = false
+        var pieces: [Data] = []
+        var first = 0
+        var buffered = 0
+        var ending = Ending.open
+        var waiter: UnsafeContinuation<Data?, any Error>?
+        var task: (any TransportTask)?
+    }
+
+    private let state: Protected<State>
+    private let accepted: StatusCodeSet
+    /// The most bytes kept for a caller who has not read them yet.
+    let limit: Int
+
+    init(accepting accepted: StatusCodeSet, limit: Int) {
+        self.accepted = accepted
+        self.limit = limit
+        state = Protected(State())
+    }
+
+    /// A stream that already holds a whole body: the answer of a transport that does not stream.
+    convenience init(completeBody body: Data) {
+        self.init(accepting: StatusCodeSet(), limit: Int.max)
+        state.withLock { state in
+            state.claimed = true
+            if !body.isEmpty { state.pieces = [body] }
+            state.ending = .finished(nil)
+        }
+    }
+
+    /// Whether the body of a response with `statusCode` should stream: `true` once, for a status
+    /// the endpoint accepts (other than 401, which the authenticator may want to replay);
+    /// `false` for any other status and for every later call.
+    ///
+    /// - Parameter statusCode: The status of the response head that arrived.
+    /// - Returns: `true`: complete with the head now and stream the body here; `false`: deliver
+    ///   the whole response through the completion.
+    public func shouldStream(statusCode: Int) -> Bool {
+        guard statusCode != 401, accepted.contains(statusCode) else { return false }
+        return state.withLock { state in
+            guard !state.claimed else { return false }
+            state.claimed = true
+            return true
+        }
+    }
+
+    /// Whether a transport took this stream (``shouldStream(statusCode:)`` said `true`).
+    var isClaimed: Bool { state.withLock { $0.claimed } }
+
+    /// Hands over the next piece of the body. Pieces given after ``finish(throwing:)``, or
+    /// after the caller stopped reading, are dropped.
+    ///
+    /// - Parameter piece: The bytes, in the order they arrived.
+    public func yield(_ piece: Data) {
+        guard !piece.isEmpty else { return }
+        var overflow: (any TransportTask)?
+        let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
+            guard case .open = state.ending else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            guard state.buffered + piece.count <= limit else {
+                // The caller fell too far behind: keep what it has not read, then fail.
+                state.ending = .finished(.responseTooLarge(limit: limit))
+                overflow = state.task
+                return nil
+            }
+            state.pieces.append(piece)
+            state.buffered += piece.count
+            return nil
+        }
+        overflow?.cancel()
+        waiter?.resume(returning: piece)
+    }
+
+    /// Ends the body: after the pieces not read yet, the caller's loop ends, or throws `error`
+    /// (as a ``NetworkError``: a `URLError(.timedOut)` becomes ``NetworkError/timedOut``).
+    ///
+    /// - Parameter error: What cut the body short; default `nil`, it ended normally.
+    public func finish(throwing error: (any Error)? = nil) {
+        let failure = error.map(NetworkError.fromTransport)
+        let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
+            guard case .open = state.ending else { return nil }
+            state.ending = .finished(failure)
+            state.task = nil
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        if let failure { waiter.resume(throwing: failure) } else { waiter.resume(returning: nil) }
+    }
+
+    /// The transport's task for this attempt, cancelled when the caller stops reading (at once
+    /// when it already has).
+    func attach(_ task: any TransportTask) {
+        let stopped = state.withLock { state -> Bool in
+            switch state.ending {
+            case .open:
+                state.task = task
+                return false
+            case .finished:
+                return false
+            case .stopped:
+                return true
+            }
+        }
+        if stopped { task.cancel() }
+    }
+
+    /// The caller stopped reading (its task was cancelled, or it let go of the response):
+    /// drops the pieces not read, cancels the transfer, and a pending read throws `error`.
+    func stop(with error: NetworkError = .cancelled) {
+        let taken = state.withLock { state -> (task: (any TransportTask)?, waiter: UnsafeContinuation<Data?, any Error>?)? in
+            if case .stopped = state.ending { return nil }
+            if case .finished = state.ending, state.pieces.count == state.first { return nil }
+            state.ending = .stopped(error)
+            state.pieces = []
+            state.first = 0
+            state.buffered = 0
+            defer {
+                state.task = nil
+                state.waiter = nil
+            }
+            return (state.task, state.waiter)
+        }
+        taken?.task?.cancel()
+        taken?.waiter?.resume(throwing: error)
+    }
+
+    private enum Step { case piece(Data?), failure(NetworkError), wait }
+
+    /// The next piece, `nil` at the end of the body; waits when none has arrived yet. One reader
+    /// at a time. Cancelling the reading task stops the stream (``stop(with:)``).
+    func next() async throws -> Data? {
+        switch state.withLock({ Self.take(&$0) }) {
+        case .piece(let piece): return piece
+        case .failure(let error): throw error
+        case .wait: break
+        }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
+                // Resumed exactly once: here, or by the `yield`, `finish` or `stop` that takes the waiter.
+                let step = state.withLock { state -> Step in
+                    let step = Self.take(&state)
+                    if case .wait = step { state.waiter = continuation }
+                    return step
+                }
+                switch step {
+                case .piece(let piece): continuation.resume(returning: piece)
+                case .failure(let error): continuation.resume(throwing: error)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+
+    /// The next buffered piece, or how the body ended, or `.wait`.
+    private static func take(_ state: inout State) -> Step {
+        if state.first < state.pieces.count {
+            let piece = state.pieces[state.first]
+            state.first += 1
+            state.buffered -= piece.count
+            if state.first == state.pieces.count {
+                state.pieces.removeAll(keepingCapacity: true)
+                state.first = 0
+            } else if state.first >= 64 && state.first * 2 >= state.pieces.count {
+                state.pieces.removeFirst(state.first)
+                state.first = 0
+            }
+            return .piece(piece)
+        }
+        switch state.ending {
+        case .open: return .wait
+        case .finished(nil): return .piece(nil)
+        case .finished(let error?), .stopped(let error): return .failure(error)
+        }
+    }
+}
+
+/// Ties a stream to whoever reads it: when the last holder of a ``StreamedResponse``, or an
+/// iterator over its body, lets go before the body ended, the transfer is cancelled (leaving a
+/// `for try await` loop early ends it).
+final class StreamedBodyReader: Sendable {
+    let stream: ResponseBodyStream
+
+    init(_ stream: ResponseBodyStream) { self.stream = stream }
+
+    deinit { stream.stop() }
+}
+
+/// How a streamed attempt's reader travels with its response head from the transport to the
+/// decoding step. Not part of the response's value: two responses compare equal whatever it holds.
+struct StreamedBodyHandle: Sendable, Equatable {
+    let reader: StreamedBodyReader
+
+    static func == (_: StreamedBodyHandle, _: StreamedBodyHandle) -> Bool { true }
+}
+
+extension ResponseBodyStream {
+    /// `result` with this stream's reader attached to the response head when a transport
+    /// streams the body here; unchanged otherwise.
+    func attachReader(to result: Result<HTTPResponse, any Error>) -> Result<HTTPResponse, any Error> {
+        guard case .success(var response) = result, isClaimed else { return result }
+        response.streamedBody = StreamedBodyHandle(reader: StreamedBodyReader(self))
+        return .success(response)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// One event of a `text/event-stream` body (Server-Sent Events, as in the WHATWG HTML standard):
+/// what a streaming chat completion, a build log or a notification feed sends.
+///
+/// ```swift
+/// let streamed = try await client.stream(ChatCompletion(prompt: "Hello", stream: true))
+/// for try await event in streamed.events {
+///     if event.data == "[DONE]" { break }
+///     let delta = try JSONDecoder().decode(Delta.self, from: Data(event.data.utf8))
+///     print(delta.text, terminator: "")
+/// }
+/// ```
+public struct ServerSentEvent: Sendable, Equatable {
+    /// The `event:` field; `"message"` when the event names none.
+    public var event: String
+    /// The `data:` lines joined with line feeds.
+    public var data: String
+    /// The last `id:` seen in the stream so far (it carries over to later events), or `nil`.
+    /// Send it back as `Last-Event-ID` to resume.
+    public var id: String?
+    /// The `retry:` field of this event, in milliseconds: how long the server asks a client to
+    /// wait before reconnecting. `nil` when absent or not a number.
+    public var retry: Int?
+
+    /// Creates an event.
+    ///
+    /// - Parameters:
+    ///   - event: The event type. Default: `"message"`.
+    ///   - data: The data.
+    ///   - id: The last event ID. Default: `nil`.
+    ///   - retry: The reconnection time in milliseconds. Default: `nil`.
+    public init(event: String = "message", data: String, id: String? = nil, retry: Int? = nil) {
+        self.event = event
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+}
+
+extension StreamedResponse {
+    /// The body as Server-Sent Events: lines are gathered into events at each blank line;
+    /// comments (`:` lines) and unknown fields are skipped, and a block without `data:` lines
+    /// dispatches nothing, as a browser's `EventSource` does. Lines end with LF or CR LF. The
+    /// client does not reconnect by itself.
+    public var events: Events { Events(lines: lines) }
+
+    /// The body's events; see ``StreamedResponse/events``.
+    public struct Events: AsyncSequence, Sendable {
+        /// One event.
+        public typealias Element = ServerSentEvent
+        let lines: Lines
+
+        /// Reads events in order.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var lines: Lines.AsyncIterator
+            var parser = EventParser()
+
+            /// The next event, or `nil` once the body ended.
+            ///
+            /// - Throws: A ``NetworkError`` when the body was cut short.
+            public mutating func next() async throws -> ServerSentEvent? {
+                while let line = try await lines.next() {
+                    if let event = parser.consume(line) { return event }
+                }
+                return nil   // an event not closed by a blank line is dropped, as the standard says
+            }
+        }
+
+        /// An iterator over the events.
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(lines: lines.makeAsyncIterator())
+        }
+    }
+}
+
+/// The event-stream interpretation of lines (WHATWG HTML, "Interpreting an event stream").
+struct EventParser {
+    private var event = ""
+    private var data = ""
+    private var hasData = false
+    private var lastID: String?
+    private var retry: Int?
+    private var isFirstLine = true
+
+    /// Takes one line; returns an event when the line is the blank line that ends one.
+    mutating func consume(_ line: String) -> ServerSentEvent? {
+        // By Unicode scalar: a combining mark after the colon must not hide it.
+        var scalars = Substring(line).unicodeScalars
+        if isFirstLine {
+            isFirstLine = false
+            if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }   // a leading BOM
+        }
+        if scalars.isEmpty { return dispatch() }
+        if scalars.first == ":" { return nil }
+        let field: String
+        var value: Substring.UnicodeScalarView
+        if let colon = scalars.firstIndex(of: ":") {
+            field = String(scalars[..<colon])
+            value = scalars[scalars.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+        } else {
+            field = String(scalars)
+            value = Substring.UnicodeScalarView()
+        }
+        switch field {
+        case "event":
+            event = String(value)
+        case "data":
+            if hasData { data += "\n" }
+            data += String(value)
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { lastID = String(value) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ ("0"..."9").contains($0) }) {
+                retry = Int(String(value)) ?? Int.max
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer {
+            event = ""
+            data = ""
+            hasData = false
+            retry = nil
+        }
+        guard hasData else { return nil }
+        return ServerSentEvent(event: event.isEmpty ? "message" : event, data: data, id: lastID, retry: retry)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A response whose body is read as it arrives: the answer of ``NetworkClient/stream(_:)``.
+///
+/// Iterate it for the body's pieces (`Data`), or ``lines`` for its text lines. Read it once,
+/// from one task: the pieces are handed out as they come, not kept for a second reader.
+///
+/// ```swift
+/// let streamed = try await client.stream(Logs(follow: true))
+/// print(streamed.response.statusCode)          // the head arrived; the body is on its way
+/// for try await line in streamed.lines {
+///     print(line)
+/// }
+/// ```
+///
+/// - Leaving the loop early (`break`, `return`, a thrown error), cancelling the reading task or
+///   calling ``cancel()`` cancels the transfer; so does letting go of the response before the
+///   end. The body cannot be read again after that.
+/// - An error while the body arrives (the connection dropped, no data for the request's
+///   timeout) is thrown from the loop as a ``NetworkError``.
+/// - Pieces the caller has not read yet are held in memory up to
+///   ``NetworkClient/Configuration/maximumResponseSize`` bytes; a reader that falls further
+///   behind gets the pieces it has not read, then ``NetworkError/invalidRequest(reason:)``
+///   ("response larger than … bytes"), and the transfer is cancelled.
+public struct StreamedResponse: AsyncSequence, Sendable {
+    /// One piece of the body, as the transport received it (its size depends on the network).
+    public typealias Element = Data
+
+    /// The response head: status, headers and URL; its ``HTTPResponse/body`` is empty.
+    public let response: HTTPResponse
+    let reader: StreamedBodyReader
+
+    init(head: HTTPResponse, reader: StreamedBodyReader) {
+        var head = head
+        head.streamedBody = nil
+        head.body = Data()
+        response = head
+        self.reader = reader
+    }
+
+    /// The response of a transport that answered with the whole body: one piece.
+    init(complete response: HTTPResponse) {
+        self.init(head: response, reader: StreamedBodyReader(ResponseBodyStream(completeBody: response.body)))
+    }
+
+    /// Reads the body's pieces in order.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: StreamedBodyReader
+
+        /// The next piece, or `nil` once the body ended.
+        ///
+        /// - Throws: A ``NetworkError`` when the body was cut short, or ``NetworkError/cancelled``
+        ///   when the reading task was cancelled.
+        public mutating func next() async throws -> Data? {
+            try await reader.stream.next()
+        }
+    }
+
+    /// An iterator over the body's pieces; see ``StreamedResponse``. Letting go of it before the
+    /// end (leaving the loop) cancels the transfer.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: StreamedBodyReader(reader.stream))
+    }
+
+    /// Stops the transfer: a loop reading the body throws ``NetworkError/cancelled``. Does
+    /// nothing once the body ended.
+    public func cancel() {
+        reader.stream.stop()
+    }
+
+    /// The body as lines of UTF-8 text (invalid bytes become U+FFFD), split at LF with a CR
+    /// before it removed; the last line counts even without a line break. Suits line-delimited
+    /// formats such as NDJSON and log tails; see ``events`` for Server-Sent Events.
+    public var lines: Lines { Lines(reader: reader) }
+
+    /// The body's lines; see ``StreamedResponse/lines``.
+    public struct Lines: AsyncSequence, Sendable {
+        /// One line, without its line break.
+        public typealias Element = String
+        let reader: StreamedBodyReader
+
+        /// Reads lines in order.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var splitter: LineSplitter
+
+            /// The next line, or `nil` once the body ended.
+            ///
+            /// - Throws: A ``NetworkError`` when the body was cut short, or when one line is
+            ///   longer than ``NetworkClient/Configuration/maximumResponseSize`` bytes.
+            public mutating func next() async throws -> String? {
+                try await splitter.next()
+            }
+        }
+
+        /// An iterator over the lines. Letting go of it before the end (leaving the loop)
+        /// cancels the transfer.
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(splitter: LineSplitter(reader: StreamedBodyReader(reader.stream)))
+        }
+    }
+}
+
+/// Cuts a streamed body into lines, holding at most one unfinished line. Each byte is searched
+/// for a line break once, however many pieces a long line arrives in.
+struct LineSplitter {
+    let reader: StreamedBodyReader
+    private var pending: [UInt8] = []
+    /// Where the unfinished line starts in `pending`.
+    private var start = 0
+    /// How far `pending` was searched for a line break without finding one.
+    private var searched = 0
+    private var ended = false
+
+    init(reader: StreamedBodyReader) { self.reader = reader }
+
+    mutating func next() async throws -> String? {
+        while true {
+            if let newline = pending[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = text(pending[start..<newline])
+                start = newline + 1
+                searched = start
+                if start == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    start = 0
+                    searched = 0
+                }
+                return line
+            }
+            searched = pending.count
+            if ended {
+                guard start < pending.count else { return nil }
+                defer {
+                    pending = []
+                    start = 0
+                    searched = 0
+                }
+                return text(pending[start...])
+            }
+            guard let piece = try await reader.stream.next() else {
+                ended = true
+                continue
+            }
+            if start > 0 {
+                pending.removeFirst(start)
+                searched -= start
+                start = 0
+            }
+            let limit = reader.stream.limit
+            guard pending.count + piece.count <= limit else {
+                reader.stream.stop(with: .responseTooLarge(limit: limit))
+                throw NetworkError.responseTooLarge(limit: limit)
+            }
+            pending.append(contentsOf: piece)
+        }
+    }
+
+    /// A line's text, without the CR of a CR LF.
+    private func text(_ bytes: ArraySlice<UInt8>) -> String {
+        var bytes = bytes
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

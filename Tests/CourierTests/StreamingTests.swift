@@ -1,0 +1,249 @@
+import Foundation
+import XCTest
+@testable import Courier
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `stream(_:)`: the head returns before the body ends, pieces arrive in order and exactly once,
+/// error statuses throw with the whole error body, leaving the loop cancels the transfer, and a
+/// reader that falls too far behind fails instead of holding unbounded memory.
+final class StreamingTests: XCTestCase {
+    struct Feed: Endpoint {
+        typealias Response = EmptyResponse
+        var path: String { "feed" }
+    }
+
+    /// A client over a manual transport, and a way to stream attempt `index`'s body by hand.
+    private func manualClient(
+        _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+    ) -> (NetworkClient, RecordingTransport) {
+        let transport = RecordingTransport(.manual)
+        return (exampleClient(transport, configure), transport)
+    }
+
+    /// Claims attempt `index`'s stream for `status` and delivers the head, as a streaming
+    /// transport does; returns the stream to feed.
+    private func streamHead(
+        _ transport: RecordingTransport, index: Int = 0, status: Int = 200
+    ) async throws -> ResponseBodyStream {
+        let arrived = await transport.sends(index + 1)
+        XCTAssertTrue(arrived, "attempt \(index) reached the transport")
+        let stream = try XCTUnwrap(transport.contexts[index].bodyStream, "a stream request carries a body stream")
+        XCTAssertTrue(stream.shouldStream(statusCode: status))
+        transport.complete(index, with: .success(HTTPResponse(
+            statusCode: status, headers: ["Content-Type": "text/plain"], url: transport.requests[index].url)))
+        return stream
+    }
+
+    func test_givenAStreamingTransport_thenStreamReturnsAtTheHeadAndPiecesFollowInOrder() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+
+        let response = try await bounded { try await streamed.value }
+        XCTAssertEqual(response.response.statusCode, 200)
+        XCTAssertEqual(response.response.header("content-type"), "text/plain")
+        XCTAssertTrue(response.response.body.isEmpty)
+        // The body had not started when `stream` returned: every piece comes after.
+        stream.yield(Data("one ".utf8))
+        stream.yield(Data("two ".utf8))
+        stream.yield(Data("three".utf8))
+        stream.finish()
+        let pieces = try await bounded { try await response.reduce(into: [String]()) { $0.append(String(decoding: $1, as: UTF8.self)) } }
+        XCTAssertEqual(pieces, ["one ", "two ", "three"])
+    }
+
+    func test_givenATransportThatDoesNotStream_thenTheWholeBodyIsOnePiece() async throws {
+        let client = exampleClient(RecordingTransport.answering(200, body: "all at once"))
+        let streamed = try await bounded { try await client.stream(Feed()) }
+        let pieces = try await bounded { try await streamed.reduce(into: [Data]()) { $0.append($1) } }
+        XCTAssertEqual(pieces, [Data("all at once".utf8)])
+        XCTAssertTrue(streamed.response.body.isEmpty, "the head carries no body")
+    }
+
+    func test_givenAnErrorStatus_thenStreamThrowsWithTheMetadataOfTheWholeBody() async throws {
+        let body = #"{"metadata":{"status":"404","desc":"no such feed"}}"#
+        let client = exampleClient(RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: 404, body: Data(body.utf8), url: request.url))
+        }))
+        do {
+            _ = try await bounded { try await client.stream(Feed()) }
+            XCTFail("a 404 must throw")
+        } catch let NetworkError.clientError(status, metadata, _) {
+            XCTAssertEqual(status, 404)
+            XCTAssertEqual(metadata?.message, "no such feed")
+        }
+    }
+
+    func test_givenAnErrorStatus_thenTheStreamIsNotOffered() {
+        let stream = ResponseBodyStream(accepting: .successful, limit: 100)
+        XCTAssertFalse(stream.shouldStream(statusCode: 500))
+        XCTAssertFalse(stream.shouldStream(statusCode: 401), "a 401 may be replayed by the authenticator")
+        XCTAssertTrue(stream.shouldStream(statusCode: 206))
+        XCTAssertFalse(stream.shouldStream(statusCode: 200), "only once")
+    }
+
+    func test_givenTheLoopIsLeftEarly_thenTheTransferIsCancelled() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+        stream.yield(Data("first".utf8))
+        stream.yield(Data("second".utf8))
+
+        for try await piece in response {
+            XCTAssertEqual(piece, Data("first".utf8))
+            break
+        }
+
+        XCTAssertEqual(transport.cancelledIndices, [0], "leaving the loop cancels the transport's task")
+        var again = response.makeAsyncIterator()
+        await XCTAssertThrowsAsync(try await again.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled", "\(error)")
+        }
+    }
+
+    func test_givenTheReadingTaskIsCancelled_thenAWaitingReadThrowsCancelledAndTheTransferStops() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        _ = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+
+        let reading = Task { try await response.reduce(0) { $0 + $1.count } }
+        reading.cancel()
+
+        await XCTAssertThrowsAsync(try await reading.value) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled", "\(error)")
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenAReaderFallsBehindPastTheLimit_thenItGetsWhatArrivedThenAnErrorAndTheTransferStops() async throws {
+        let (client, transport) = manualClient { $0.maximumResponseSize = 10 }
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+
+        stream.yield(Data("123456".utf8))
+        stream.yield(Data("7890".utf8))   // 10 bytes held: at the limit
+        stream.yield(Data("X".utf8))      // one more: over it
+        stream.yield(Data("Y".utf8))      // dropped
+
+        var iterator = response.makeAsyncIterator()
+        let first = try await iterator.next()
+        let second = try await iterator.next()
+        XCTAssertEqual(first, Data("123456".utf8))
+        XCTAssertEqual(second, Data("7890".utf8))
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("larger than 10 bytes"), reason)
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenTheBodyEndsWithAnError_thenTheLoopThrowsItAsANetworkErrorAfterThePieces() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+        stream.yield(Data("partial".utf8))
+        stream.finish(throwing: URLError(.timedOut))
+
+        var iterator = response.makeAsyncIterator()
+        let piece = try await iterator.next()
+        XCTAssertEqual(piece, Data("partial".utf8))
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        }
+    }
+
+    func test_givenTheCallerCancelsBeforeTheHead_thenNothingStreamsAndStreamThrowsCancelled() async throws {
+        let (client, transport) = manualClient()
+        let task = Task { try await client.stream(Feed()) }
+        let arrived = await transport.sends(1)
+        XCTAssertTrue(arrived)
+
+        task.cancel()
+
+        await XCTAssertThrowsAsync(try await task.value) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled", "\(error)")
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenAHeadThatArrivesAfterTheRequestWasCancelled_thenItsTransferIsCancelled() async throws {
+        let (client, transport) = manualClient()
+        let task = Task { try await client.stream(Feed()) }
+        let arrived = await transport.sends(1)
+        XCTAssertTrue(arrived)
+        task.cancel()
+        await XCTAssertThrowsAsync(try await task.value) { _ in }
+        let cancelledBefore = transport.cancelledIndices.count
+
+        // The transport had claimed the stream and answers late: nobody will read it.
+        let stream = try XCTUnwrap(transport.contexts[0].bodyStream)
+        XCTAssertTrue(stream.shouldStream(statusCode: 200))
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 200)))
+
+        XCTAssertEqual(transport.cancelledIndices.count, cancelledBefore + 1, "the orphaned transfer is cancelled")
+    }
+
+    func test_givenManyPiecesFromAnotherThread_thenEachArrivesOnceAndInOrder() async throws {
+        let stream = ResponseBodyStream(accepting: .successful, limit: .max)
+        XCTAssertTrue(stream.shouldStream(statusCode: 200))
+        let response = StreamedResponse(head: HTTPResponse(statusCode: 200), reader: StreamedBodyReader(stream))
+        let count = 20_000
+        DispatchQueue.global().async {
+            for index in 0..<count {
+                withUnsafeBytes(of: UInt32(index).littleEndian) { stream.yield(Data($0)) }
+            }
+            stream.finish()
+        }
+        var expected: UInt32 = 0
+        var bytes = 0
+        for try await piece in response {
+            bytes += piece.count
+            for offset in stride(from: 0, to: piece.count, by: 4) {
+                let value = piece[piece.startIndex + offset..<piece.startIndex + offset + 4]
+                    .enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+                XCTAssertEqual(value, expected)
+                expected += 1
+            }
+        }
+        XCTAssertEqual(bytes, count * 4)
+        XCTAssertEqual(expected, UInt32(count))
+    }
+}
+
+/// Runs `body`, failing (with ``StillPending``) when it takes more than `seconds`.
+func bounded<T: Sendable>(
+    _ seconds: TimeInterval = 10, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            XCTFail("still running after \(seconds) s")
+            throw StillPending(seconds: seconds)
+        }
+        return value
+    }
+}
+
+/// Asserts that `expression` throws, and hands the error to `check`.
+func XCTAssertThrowsAsync<T>(
+    _ expression: @autoclosure () async throws -> T, file: StaticString = #filePath, line: UInt = #line,
+    _ check: (any Error) -> Void
+) async {
+    do {
+        _ = try await expression()
+        XCTFail("expected an error", file: file, line: line)
+    } catch {
+        check(error)
+    }
+}
