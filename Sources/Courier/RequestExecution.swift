@@ -123,7 +123,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
         tagged.uploadFile = uploadFile
         if streamsBody {
-            tagged.bodyStream = ResponseBodyStream(accepting: acceptedStatusCodes, limit: context.maximumResponseSize)
+            tagged.bodyStream = ResponseBodyStream(
+                accepting: acceptedStatusCodes, limit: context.maximumResponseSize, idleTimeout: timeout,
+                scheduler: context.scheduler)
         }
         return tagged
     }

@@ -44,16 +44,34 @@ public final class ResponseBodyStream: Sendable {
         var ending = Ending.open
         var waiter: UnsafeContinuation<Data?, any Error>?
         var task: (any TransportTask)?
+        /// Pieces received so far, and as many as the idle check saw last time.
+        var received = 0
+        var receivedAtLastCheck = 0
+        var idleCheck: ScheduledWork?
     }
 
     private let state: Protected<State>
     private let accepted: StatusCodeSet
     /// The most bytes kept for a caller who has not read them yet.
     let limit: Int
+    /// How long the body may go without a piece before it ends with ``NetworkError/timedOut``.
+    private let idleTimeout: TimeInterval
+    private let scheduler: (any RequestScheduler)?
 
-    init(accepting accepted: StatusCodeSet, limit: Int) {
+    /// A stream for one attempt.
+    ///
+    /// - Parameters:
+    ///   - accepted: The statuses whose body streams.
+    ///   - limit: The most bytes held for the reader.
+    ///   - idleTimeout: Seconds without a piece after which the body ends with `.timedOut`
+    ///     (noticed between one and two such periods after the last piece); not finite: never.
+    ///   - scheduler: The clock for the idle check.
+    init(accepting accepted: StatusCodeSet, limit: Int, idleTimeout: TimeInterval = .infinity,
+         scheduler: (any RequestScheduler)? = nil) {
         self.accepted = accepted
         self.limit = limit
+        self.idleTimeout = idleTimeout
+        self.scheduler = scheduler
         state = Protected(State())
     }
 
@@ -76,10 +94,46 @@ public final class ResponseBodyStream: Sendable {
     ///   the whole response through the completion.
     public func shouldStream(statusCode: Int) -> Bool {
         guard statusCode != 401, accepted.contains(statusCode) else { return false }
-        return state.withLock { state in
+        let claimed = state.withLock { state in
             guard !state.claimed else { return false }
             state.claimed = true
             return true
+        }
+        if claimed { scheduleIdleCheck() }
+        return claimed
+    }
+
+    /// Arms the idle check: a body that receives no piece between two checks ends with `.timedOut`.
+    private func scheduleIdleCheck() {
+        guard let scheduler, idleTimeout.isFinite, idleTimeout > 0 else { return }
+        let check = scheduler.schedule(after: idleTimeout) { [weak self] in self?.checkIdle() }
+        let keep = state.withLock { state -> Bool in
+            guard case .open = state.ending else { return false }
+            state.idleCheck = check
+            return true
+        }
+        if !keep { check.cancel() }
+    }
+
+    private func checkIdle() {
+        let idle = state.withLock { state -> Bool? in
+            guard case .open = state.ending else { return nil }
+            state.idleCheck = nil
+            if state.received != state.receivedAtLastCheck {
+                state.receivedAtLastCheck = state.received
+                return false
+            }
+            return true
+        }
+        switch idle {
+        case true?:
+            let task = state.withLock { $0.task }
+            finish(throwing: NetworkError.timedOut)
+            task?.cancel()
+        case false?:
+            scheduleIdleCheck()
+        case nil:
+            break
         }
     }
 
@@ -95,6 +149,7 @@ public final class ResponseBodyStream: Sendable {
         var overflow: (any TransportTask)?
         let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
             guard case .open = state.ending else { return nil }
+            state.received += 1
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
@@ -119,13 +174,16 @@ public final class ResponseBodyStream: Sendable {
     /// - Parameter error: What cut the body short; default `nil`, it ended normally.
     public func finish(throwing error: (any Error)? = nil) {
         let failure = error.map(NetworkError.fromTransport)
+        var idleCheck: ScheduledWork?
         let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
             guard case .open = state.ending else { return nil }
             state.ending = .finished(failure)
             state.task = nil
+            swap(&idleCheck, &state.idleCheck)
             defer { state.waiter = nil }
             return state.waiter
         }
+        idleCheck?.cancel()
         guard let waiter else { return }
         if let failure { waiter.resume(throwing: failure) } else { waiter.resume(returning: nil) }
     }
@@ -150,10 +208,12 @@ public final class ResponseBodyStream: Sendable {
     /// The caller stopped reading (its task was cancelled, or it let go of the response):
     /// drops the pieces not read, cancels the transfer, and a pending read throws `error`.
     func stop(with error: NetworkError = .cancelled) {
+        var idleCheck: ScheduledWork?
         let taken = state.withLock { state -> (task: (any TransportTask)?, waiter: UnsafeContinuation<Data?, any Error>?)? in
             if case .stopped = state.ending { return nil }
             if case .finished = state.ending, state.pieces.count == state.first { return nil }
             state.ending = .stopped(error)
+            swap(&idleCheck, &state.idleCheck)
             state.pieces = []
             state.first = 0
             state.buffered = 0
@@ -163,6 +223,7 @@ public final class ResponseBodyStream: Sendable {
             }
             return (state.task, state.waiter)
         }
+        idleCheck?.cancel()
         taken?.task?.cancel()
         taken?.waiter?.resume(throwing: error)
     }
@@ -224,8 +285,20 @@ public final class ResponseBodyStream: Sendable {
 /// `for try await` loop early ends it).
 final class StreamedBodyReader: Sendable {
     let stream: ResponseBodyStream
+    /// An iterator's reader keeps the response's alive: the loop may outlive the response value
+    /// (`for try await piece in try await client.stream(e)`).
+    private let owner: StreamedBodyReader?
 
-    init(_ stream: ResponseBodyStream) { self.stream = stream }
+    init(_ stream: ResponseBodyStream) {
+        self.stream = stream
+        owner = nil
+    }
+
+    /// A reader for an iterator over `owner`'s body.
+    init(iterating owner: StreamedBodyReader) {
+        stream = owner.stream
+        self.owner = owner
+    }
 
     deinit { stream.stop() }
 }

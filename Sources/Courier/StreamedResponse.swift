@@ -59,7 +59,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
     /// An iterator over the body's pieces; see ``StreamedResponse``. Letting go of it before the
     /// end (leaving the loop) cancels the transfer.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(reader: StreamedBodyReader(reader.stream))
+        AsyncIterator(reader: StreamedBodyReader(iterating: reader))
     }
 
     /// Stops the transfer: a loop reading the body throws ``NetworkError/cancelled``. Does
@@ -95,7 +95,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
         /// An iterator over the lines. Letting go of it before the end (leaving the loop)
         /// cancels the transfer.
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(splitter: LineSplitter(reader: StreamedBodyReader(reader.stream)))
+            AsyncIterator(splitter: LineSplitter(reader: StreamedBodyReader(iterating: reader)))
         }
     }
 }

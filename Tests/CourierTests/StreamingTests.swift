@@ -22,20 +22,6 @@ final class StreamingTests: XCTestCase {
         return (exampleClient(transport, configure), transport)
     }
 
-    /// Claims attempt `index`'s stream for `status` and delivers the head, as a streaming
-    /// transport does; returns the stream to feed.
-    private func streamHead(
-        _ transport: RecordingTransport, index: Int = 0, status: Int = 200
-    ) async throws -> ResponseBodyStream {
-        let arrived = await transport.sends(index + 1)
-        XCTAssertTrue(arrived, "attempt \(index) reached the transport")
-        let stream = try XCTUnwrap(transport.contexts[index].bodyStream, "a stream request carries a body stream")
-        XCTAssertTrue(stream.shouldStream(statusCode: status))
-        transport.complete(index, with: .success(HTTPResponse(
-            statusCode: status, headers: ["Content-Type": "text/plain"], url: transport.requests[index].url)))
-        return stream
-    }
-
     func test_givenAStreamingTransport_thenStreamReturnsAtTheHeadAndPiecesFollowInOrder() async throws {
         let (client, transport) = manualClient()
         let streamed = Task { try await client.stream(Feed()) }
@@ -52,6 +38,23 @@ final class StreamingTests: XCTestCase {
         stream.finish()
         let pieces = try await bounded { try await response.reduce(into: [String]()) { $0.append(String(decoding: $1, as: UTF8.self)) } }
         XCTAssertEqual(pieces, ["one ", "two ", "three"])
+    }
+
+    func test_givenTheResponseIsNotKept_thenTheLoopStillReadsTheWholeBody() async throws {
+        let transport = RecordingTransport(.manual)
+        let client = exampleClient(transport)
+        let feeding = Task {
+            let stream = try await streamHead(transport)
+            stream.yield(Data("a".utf8))
+            stream.yield(Data("b".utf8))
+            stream.finish()
+        }
+        var pieces: [Data] = []
+        // The response value is a temporary: only the loop's iterator keeps the body alive.
+        for try await piece in try await client.stream(Feed()) { pieces.append(piece) }
+        try await feeding.value
+        XCTAssertEqual(pieces, [Data("a".utf8), Data("b".utf8)])
+        XCTAssertEqual(transport.cancelledIndices, [], "nothing was cancelled")
     }
 
     func test_givenATransportThatDoesNotStream_thenTheWholeBodyIsOnePiece() async throws {
@@ -158,6 +161,31 @@ final class StreamingTests: XCTestCase {
         }
     }
 
+    func test_givenABodyThatGoesQuiet_thenItEndsWithTimedOutAfterAFullTimeoutWithoutAPiece() async throws {
+        let clock = VirtualClock()
+        let (client, transport) = manualClient {
+            $0.scheduler = clock
+            $0.timeout = 5
+        }
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+        var iterator = response.makeAsyncIterator()
+
+        stream.yield(Data("alive".utf8))
+        clock.advance(by: 5)   // a piece came during this period: the body goes on
+        let piece = try await iterator.next()
+        XCTAssertEqual(piece, Data("alive".utf8))
+        XCTAssertEqual(transport.cancelledIndices, [])
+        clock.advance(by: 5)   // nothing for a whole period
+
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0], "the quiet transfer is cancelled")
+        XCTAssertEqual(clock.pendingCount, 0, "no check is left behind")
+    }
+
     func test_givenTheCallerCancelsBeforeTheHead_thenNothingStreamsAndStreamThrowsCancelled() async throws {
         let (client, transport) = manualClient()
         let task = Task { try await client.stream(Feed()) }
@@ -246,4 +274,18 @@ func XCTAssertThrowsAsync<T>(
     } catch {
         check(error)
     }
+}
+
+/// Claims attempt `index`'s stream for `status` and delivers the head, as a streaming
+/// transport does; returns the stream to feed.
+private func streamHead(
+    _ transport: RecordingTransport, index: Int = 0, status: Int = 200
+) async throws -> ResponseBodyStream {
+    let arrived = await transport.sends(index + 1)
+    XCTAssertTrue(arrived, "attempt \(index) reached the transport")
+    let stream = try XCTUnwrap(transport.contexts[index].bodyStream, "a stream request carries a body stream")
+    XCTAssertTrue(stream.shouldStream(statusCode: status))
+    transport.complete(index, with: .success(HTTPResponse(
+        statusCode: status, headers: ["Content-Type": "text/plain"], url: transport.requests[index].url)))
+    return stream
 }

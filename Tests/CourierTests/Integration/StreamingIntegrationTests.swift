@@ -1,0 +1,87 @@
+import Courier
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `stream(_:)` over URLSession against the local server: pieces and events arrive while the body
+/// is still being sent (some of these bodies never end), a stalled body times out, leaving the
+/// loop closes the connection, and error statuses throw as usual.
+final class StreamingIntegrationTests: IntegrationTestCase {
+    func test_givenAnEventStreamThatNeverEnds_thenEventsArriveAsTheyAreSent() async throws {
+        let client = try makeClient()
+        let endpoint = LiveEndpoint<EmptyResponse>(path: "events", query: [
+            URLQueryItem(name: "count", value: "3"), URLQueryItem(name: "hold", value: "1"),
+        ])
+        let events = try await bounded {
+            let streamed = try await client.stream(endpoint)
+            XCTAssertEqual(streamed.response.header("content-type"), "text/event-stream")
+            var received: [ServerSentEvent] = []
+            for try await event in streamed.events {
+                received.append(event)
+                if received.count == 3 { break }   // the body is held open: only streaming gets here
+            }
+            return received
+        }
+        XCTAssertEqual(events, (1...3).map { ServerSentEvent(event: "tick", data: "tick \($0)\nof 3", id: "\($0)") })
+    }
+
+    func test_givenABodySentInPieces_thenEveryByteArrivesInOrder() async throws {
+        let client = try makeClient()
+        let endpoint = LiveEndpoint<EmptyResponse>(path: "drip", query: [URLQueryItem(name: "length", value: "5120")])
+        let body = try await bounded {
+            try await client.stream(endpoint).reduce(into: Data()) { $0.append($1) }
+        }
+        XCTAssertEqual(body, Data((0..<5120).map { UInt8($0 % 256) }))
+    }
+
+    func test_givenABodyThatStallsAfterItsFirstPiece_thenTheLoopThrowsTimedOut() async throws {
+        let client = try makeClient()
+        let endpoint = LiveEndpoint<EmptyResponse>(
+            path: "drip", query: [URLQueryItem(name: "length", value: "none"), URLQueryItem(name: "stall_after", value: "1")],
+            timeout: 1)
+        let (received, error) = try await bounded { () -> (Int, (any Error)?) in
+            var received = 0
+            do {
+                for try await piece in try await client.stream(endpoint) { received += piece.count }
+                return (received, nil)
+            } catch {
+                return (received, error)
+            }
+        }
+        XCTAssertEqual(received, 1024, "the first piece arrived before the stall")
+        XCTAssertEqual(error.map(errorKind), "timedOut")
+    }
+
+    func test_givenAServerThatSendsNoHead_thenStreamTimesOut() async throws {
+        let client = try makeClient()
+        let endpoint = LiveEndpoint<EmptyResponse>(path: "stall", timeout: 0.5)
+        await XCTAssertThrowsAsync(try await bounded { try await client.stream(endpoint) }) { error in
+            XCTAssertEqual(errorKind(error), "timedOut")
+        }
+    }
+
+    func test_givenAnErrorStatus_thenStreamThrowsItWithTheServersMetadata() async throws {
+        let client = try makeClient()
+        let endpoint = LiveEndpoint<EmptyResponse>(path: "status/404")
+        await XCTAssertThrowsAsync(try await bounded { try await client.stream(endpoint) }) { error in
+            guard case .clientError(404, let metadata?, _)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertFalse(metadata.message?.isEmpty ?? true)
+        }
+    }
+
+    func test_givenTheReaderStopsAnEndlessBody_thenTheClientCarriesOnWithOtherRequests() async throws {
+        let client = try makeClient()
+        let endless = LiveEndpoint<EmptyResponse>(path: "drip", query: [URLQueryItem(name: "length", value: "none")])
+        for _ in 0..<3 {
+            let first = try await bounded { () -> Int in
+                for try await piece in try await client.stream(endless) { return piece.count }
+                return 0
+            }
+            XCTAssertGreaterThan(first, 0)
+        }
+        let echo = try await bounded { try await client.send(LiveJSONEndpoint(path: "anything")) }
+        XCTAssertEqual(echo["method"].string, "GET")
+    }
+}
