@@ -20,6 +20,11 @@ public struct StubResponse: Sendable {
     public var delay: TimeInterval
     /// A transport failure (no HTTP response at all) reported instead of a response.
     public var failure: (any Error)?
+    /// For a streamed body (``streaming(_:every:status:headers:delay:)``): the pieces, in order;
+    /// empty for an ordinary response. ``body`` then holds them joined.
+    public var pieces: [Data] = []
+    /// Seconds between one piece and the next (the first comes this long after the head).
+    public var pieceInterval: TimeInterval = 0
 
     /// Creates an HTTP response stub.
     ///
@@ -44,6 +49,56 @@ public struct StubResponse: Sendable {
     ///   - delay: Seconds before the response arrives. Default: 0.
     public static func json(_ json: String, status: Int = 200, delay: TimeInterval = 0) -> StubResponse {
         StubResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(json.utf8), delay: delay)
+    }
+
+    /// A body that arrives in pieces over time: for ``NetworkClient/stream(_:)`` the head comes
+    /// after `delay` and then one piece every `interval` seconds, on the client's scheduler (a
+    /// ``VirtualClock`` steps through them); any other request gets the joined body when the
+    /// last piece would have arrived. Between pieces the stream's idle timeout applies, so an
+    /// interval longer than the request's timeout ends the body with ``NetworkError/timedOut``.
+    ///
+    /// ```swift
+    /// let tokens = ["Hel", "lo", "!"].map { Data($0.utf8) }
+    /// let client = NetworkClient.stubbing().stub(.get, "chat", .streaming(tokens, every: 0.05)).makeClient()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - pieces: The body's pieces, in order.
+    ///   - interval: Seconds between pieces.
+    ///   - status: The status code. Default: 200.
+    ///   - headers: Response headers. Default: none.
+    ///   - delay: Seconds before the head arrives. Default: 0.
+    public static func streaming(
+        _ pieces: [Data], every interval: TimeInterval, status: Int = 200, headers: [String: String] = [:],
+        delay: TimeInterval = 0
+    ) -> StubResponse {
+        var response = StubResponse(status: status, headers: headers, body: pieces.reduce(Data(), +), delay: delay)
+        response.pieces = pieces.filter { !$0.isEmpty }
+        response.pieceInterval = max(0, interval)
+        return response
+    }
+
+    /// A `text/event-stream` body of `events`, one event per piece (see
+    /// ``streaming(_:every:status:headers:delay:)``), read back by ``StreamedResponse/events``.
+    ///
+    /// ```swift
+    /// let feed = StubResponse.events([ServerSentEvent(data: "hello"), ServerSentEvent(data: "[DONE]")], every: 0.1)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - events: The events, in order; a `data` with line feeds becomes several `data:` lines.
+    ///   - interval: Seconds between events.
+    ///   - delay: Seconds before the head arrives. Default: 0.
+    public static func events(_ events: [ServerSentEvent], every interval: TimeInterval, delay: TimeInterval = 0) -> StubResponse {
+        let pieces = events.map { event -> Data in
+            var text = ""
+            if event.event != "message" { text += "event: \(event.event)\n" }
+            if let id = event.id { text += "id: \(id)\n" }
+            if let retry = event.retry { text += "retry: \(retry)\n" }
+            for line in event.data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
+            return Data((text + "\n").utf8)
+        }
+        return streaming(pieces, every: interval, headers: ["Content-Type": "text/event-stream"], delay: delay)
     }
 
     /// A transport failure: the request gets no HTTP response, exactly as when the network fails.

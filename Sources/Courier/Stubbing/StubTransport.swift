@@ -37,6 +37,9 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
                 outcome = .success(HTTPResponse(statusCode: stub.status, headers: stub.headers, body: body, url: request.url))
             }
         }
+        if !stub.pieces.isEmpty, case .success(let head) = outcome {
+            return StubPieceFeeder.send(stub, head: head, context: context, completion: completion)
+        }
         let progress = context.progress
         let work = context.scheduler.schedule(after: stub.delay) {
             // One report when the stub answers: everything sent, everything received.
@@ -49,7 +52,7 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             }
             completion(outcome)
         }
-        return StubTask(work: work)
+        return StubTask { work.cancel() }
     }
 
     /// Picks the answer by the precedence documented on ``StubbingBuilder``.
@@ -106,10 +109,10 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
 
 /// Cancels a pending stub answer.
 struct StubTask: TransportTask {
-    let work: ScheduledWork
+    let onCancel: @Sendable () -> Void
 
     func cancel() {
-        work.cancel()
+        onCancel()
     }
 }
 

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Plays a ``StubResponse/streaming(_:every:status:headers:delay:)`` stub: the head after the
+/// stub's delay, then one piece per interval into the request's ``ResponseBodyStream``, each
+/// scheduled by the one before on the client's scheduler; or, for a request that does not
+/// stream, the joined body once the last piece would have arrived.
+final class StubPieceFeeder: Sendable {
+    private struct State: Sendable {
+        var next: ScheduledWork?
+        var cancelled = false
+    }
+
+    private let state = Protected(State())
+    private let pieces: [Data]
+    private let interval: TimeInterval
+    private let scheduler: any RequestScheduler
+
+    private init(pieces: [Data], interval: TimeInterval, scheduler: any RequestScheduler) {
+        self.pieces = pieces
+        self.interval = interval
+        self.scheduler = scheduler
+    }
+
+    /// Starts answering `stub` and returns the task that stops it.
+    static func send(
+        _ stub: StubResponse, head: HTTPResponse, context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        let feeder = StubPieceFeeder(pieces: stub.pieces, interval: stub.pieceInterval, scheduler: context.scheduler)
+        let stream = context.bodyStream
+        feeder.schedule(after: stub.delay) {
+            guard let stream, stream.shouldStream(statusCode: head.statusCode) else {
+                // Not streamed: the whole body once the last piece would have arrived.
+                return feeder.schedule(after: stub.pieceInterval * Double(stub.pieces.count)) {
+                    completion(.success(head))
+                }
+            }
+            var emptyHead = head
+            emptyHead.body = Data()
+            completion(.success(emptyHead))
+            feeder.feed(from: 0, into: stream)
+        }
+        return StubTask { feeder.cancel() }
+    }
+
+    /// Schedules `work` unless cancelled; the handle is kept for ``cancel()``.
+    private func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        let scheduled = scheduler.schedule(after: delay) { [self] in
+            guard !state.withLock({ $0.cancelled }) else { return }
+            work()
+        }
+        let keep = state.withLock { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.next = scheduled
+            return true
+        }
+        if !keep { scheduled.cancel() }
+    }
+
+    private func feed(from index: Int, into stream: ResponseBodyStream) {
+        guard index < pieces.count else { return stream.finish() }
+        schedule(after: interval) { [self] in
+            stream.yield(pieces[index])
+            feed(from: index + 1, into: stream)
+        }
+    }
+
+    private func cancel() {
+        let next = state.withLock { state -> ScheduledWork? in
+            state.cancelled = true
+            defer { state.next = nil }
+            return state.next
+        }
+        next?.cancel()
+    }
+}

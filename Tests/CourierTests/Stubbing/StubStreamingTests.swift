@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+@testable import Courier
+
+/// Streaming stubs: the head after the delay, then one piece per interval on the client's clock,
+/// so that streaming code can be tested step by step; other requests get the joined body.
+final class StubStreamingTests: XCTestCase {
+    private let pieces = ["Hel", "lo", "!"].map { Data($0.utf8) }
+
+    private func client(_ stub: StubResponse, clock: VirtualClock) -> NetworkClient {
+        NetworkClient.stubbing().stub(.get, "chat", stub).clock(clock).makeClient()
+    }
+
+    func test_givenAStreamingStub_whenTheClockAdvances_thenOnePieceArrivesPerInterval() async throws {
+        let clock = VirtualClock()
+        let client = client(.streaming(pieces, every: 1, delay: 2), clock: clock)
+        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the deadline and the head")
+        clock.advance(by: 2)
+        let response = try await bounded { try await streaming.value }
+        var iterator = response.makeAsyncIterator()
+
+        var received: [Data] = []
+        for _ in pieces {
+            clock.advance(by: 1)
+            if let piece = try await iterator.next() { received.append(piece) }
+        }
+
+        XCTAssertEqual(received, pieces)
+        let end = try await iterator.next()
+        XCTAssertNil(end, "the body ends after the last piece")
+        XCTAssertEqual(clock.pendingCount, 0)
+    }
+
+    func test_givenAStreamingStub_whenRequestedWithoutStreaming_thenTheJoinedBodyComesWithTheLastPiece() throws {
+        let clock = VirtualClock()
+        let client = client(.streaming(pieces, every: 1, delay: 2), clock: clock)
+        let promise = client.response(for: StubJSONEndpoint(path: "chat", timeout: 10))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+
+        clock.advance(by: 4.9)
+        XCTAssertTrue(promise.isPending, "not before the last piece's time")
+        clock.advance(by: 0.1)
+
+        XCTAssertEqual(try settle(promise)?.get().body, Data("Hello!".utf8))
+    }
+
+    func test_givenAnEventsStub_thenStreamedEventsReadBackTheSameEvents() async throws {
+        let clock = VirtualClock()
+        let events = [
+            ServerSentEvent(data: "first"),
+            ServerSentEvent(event: "update", data: "two\nlines", id: "7", retry: 500),
+            ServerSentEvent(data: "[DONE]", id: "7"),
+        ]
+        let client = client(.events(events, every: 0.5), clock: clock)
+        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        clock.advance(by: 0)
+        let response = try await bounded { try await streaming.value }
+        XCTAssertEqual(response.response.header("Content-Type"), "text/event-stream")
+
+        clock.advance(by: 1.5)
+        let read = try await bounded { try await response.events.reduce(into: [ServerSentEvent]()) { $0.append($1) } }
+        XCTAssertEqual(read, events)
+    }
+
+    func test_givenPiecesFurtherApartThanTheTimeout_thenTheStreamTimesOut() async throws {
+        let clock = VirtualClock()
+        let client = client(.streaming(pieces, every: 20), clock: clock)
+        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 5)) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        clock.advance(by: 0)
+        let response = try await bounded { try await streaming.value }
+
+        clock.advance(by: 10)
+
+        var iterator = response.makeAsyncIterator()
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        }
+        XCTAssertEqual(clock.pendingCount, 0, "the next piece is not scheduled any more")
+    }
+
+    func test_givenTheReaderLeavesEarly_thenNoPieceIsLeftScheduled() async throws {
+        let clock = VirtualClock()
+        let client = client(.streaming(pieces, every: 1), clock: clock)
+        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        clock.advance(by: 0)
+        let response = try await bounded { try await streaming.value }
+        clock.advance(by: 1)
+
+        for try await piece in response {
+            XCTAssertEqual(piece, pieces[0])
+            break
+        }
+
+        XCTAssertEqual(clock.pendingCount, 0, "the stub's next piece and the idle check are cancelled")
+    }
+}
