@@ -43,7 +43,7 @@ public struct TransportContext: Sendable {
     public internal(set) var uploadFile: URL?
     /// Where to stream the body as it arrives, for a ``NetworkClient/stream(_:)`` request;
     /// `nil` otherwise. A transport that can stream asks
-    /// ``ResponseBodyStream/shouldStream(statusCode:)`` when the head arrives (see
+    /// ``ResponseBodyStream/shouldStream(_:)`` when the head arrives (see
     /// ``ResponseBodyStream``); one that ignores it answers with the whole body, which the caller
     /// then reads as a single piece. Each attempt gets its own.
     public internal(set) var bodyStream: ResponseBodyStream?

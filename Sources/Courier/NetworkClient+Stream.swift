@@ -4,7 +4,8 @@ extension NetworkClient {
     /// Sends `endpoint` and returns as soon as the response head arrives, with the body to read
     /// as it comes in (Alamofire's `streamRequest`, URLSession's `bytes(for:)`): for Server-Sent
     /// Events, a streaming chat completion, NDJSON feeds, log tails, or a large body you process
-    /// piece by piece.
+    /// piece by piece as fast as it arrives (there is no backpressure: a reader more than
+    /// ``Configuration/maximumResponseSize`` bytes behind fails; see ``StreamedResponse``).
     ///
     /// ```swift
     /// let streamed = try await client.stream(ChatCompletion(prompt: "Hello", stream: true))

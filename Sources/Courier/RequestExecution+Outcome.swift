@@ -18,6 +18,21 @@ extension RequestExecution {
         if case .success(let response) = result, response.bodyFileURL != nil, let loaded = bodyInMemory(response) {
             return evaluate(loaded, request: sent, decodeElsewhere: decodeElsewhere)
         }
+        // A streamed head carries its body's reader to the decoding step only: plugins, the
+        // authenticator and errors get the head without it, so that whoever keeps those does
+        // not keep the transfer running.
+        if streamsBody, case .success(var response) = result, let reader = response.streamedBody {
+            response.streamedBody = nil
+            return evaluate(.success(response), request: sent, decodeElsewhere: decodeElsewhere, streamed: reader)
+        }
+        evaluate(result, request: sent, decodeElsewhere: decodeElsewhere, streamed: nil)
+    }
+
+    /// ``evaluate(_:request:decodeElsewhere:)`` once a streamed head's reader is set apart.
+    private func evaluate(
+        _ result: Result<HTTPResponse, any Error>, request sent: URLRequest, decodeElsewhere: Bool,
+        streamed: StreamedBodyHandle?
+    ) {
         let parser = core.configuration.errorMetadataParser  // one field, not a copy of the whole configuration
         let classified: Result<HTTPResponse, NetworkError>
         switch result {
@@ -45,8 +60,11 @@ extension RequestExecution {
         }
 
         switch classified {
-        case .success(let response): deliver(response, decodeElsewhere: decodeElsewhere)
-        case .failure(let error): retryOrFail(error)
+        case .success(var response):
+            if let streamed { response.streamedBody = streamed }
+            deliver(response, decodeElsewhere: decodeElsewhere)
+        case .failure(let error):
+            retryOrFail(error)
         }
     }
 

@@ -123,9 +123,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
         tagged.uploadFile = uploadFile
         if streamsBody {
+            let accepted = acceptedStatusCodes
+            let authenticator = requiresAuthentication ? core.configuration.authenticator : nil
             tagged.bodyStream = ResponseBodyStream(
-                accepting: acceptedStatusCodes, limit: context.maximumResponseSize, idleTimeout: timeout,
-                scheduler: context.scheduler)
+                accepting: { head in
+                    accepted.contains(head.statusCode) && authenticator?.isAuthenticationFailure(head) != true
+                },
+                limit: context.maximumResponseSize, idleTimeout: timeout, scheduler: context.scheduler)
         }
         return tagged
     }
@@ -310,8 +314,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             task.cancel()
             for plugin in plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
         case .settled:
-            // Completed inside `send` (or cancelled before it): cancelling a finished task does nothing.
-            task.cancel()
+            // Completed inside `send` (or cancelled before it): cancelling a finished task does
+            // nothing. A streamed body is still arriving, though: its reader decides when the
+            // transfer stops (see `ResponseBodyStream.attach`).
+            if bodyStream?.isClaimed != true { task.cancel() }
         }
     }
 

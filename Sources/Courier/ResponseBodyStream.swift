@@ -8,20 +8,20 @@ import FoundationNetworking
 ///
 /// **For transport authors.** The client puts one in ``TransportContext/bodyStream`` when the
 /// caller wants the body as it arrives. When the response head is in, ask
-/// ``shouldStream(statusCode:)``:
+/// ``shouldStream(_:)`` with it:
 /// - `true`: call your completion with the head at once (status, headers, URL, an empty body),
 ///   then give each piece of the body, in order, to ``yield(_:)``, and end with
 ///   ``finish(throwing:)`` (with the error that cut the body short, if any). Do not call the
 ///   completion again.
-/// - `false` (an error status, or a second response): collect the body and call the
-///   completion as usual.
+/// - `false` (an error status, an authentication failure the client will replay, or a second
+///   response): collect the body and call the completion as usual.
 ///
 /// A transport that ignores this property answers with the whole body as usual, and the caller
 /// receives it as a single piece. The client cancels your ``TransportTask`` when the caller
 /// stops reading, so the transport needs no other way to hear of it.
 ///
 /// ```swift
-/// if let stream = context.bodyStream, stream.shouldStream(statusCode: head.statusCode) {
+/// if let stream = context.bodyStream, stream.shouldStream(head) {
 ///     completion(.success(head))
 ///     engine.onChunk = { stream.yield($0) }
 ///     engine.onEnd = { error in stream.finish(throwing: error) }
@@ -48,10 +48,14 @@ public final class ResponseBodyStream: Sendable {
         var received = 0
         var receivedAtLastCheck = 0
         var idleCheck: ScheduledWork?
+        /// The client ended the body itself (idle, overflow): a task attached later is cancelled.
+        var endedByClient = false
     }
 
     private let state: Protected<State>
-    private let accepted: StatusCodeSet
+    /// Whether a head's body streams: the endpoint accepts its status and the authenticator does
+    /// not take it for an authentication failure (such a response is replayed).
+    private let accepts: @Sendable (HTTPResponse) -> Bool
     /// The most bytes kept for a caller who has not read them yet.
     let limit: Int
     /// How long the body may go without a piece before it ends with ``NetworkError/timedOut``.
@@ -61,14 +65,14 @@ public final class ResponseBodyStream: Sendable {
     /// A stream for one attempt.
     ///
     /// - Parameters:
-    ///   - accepted: The statuses whose body streams.
+    ///   - accepts: Whether a head's body streams.
     ///   - limit: The most bytes held for the reader.
     ///   - idleTimeout: Seconds without a piece after which the body ends with `.timedOut`
     ///     (noticed between one and two such periods after the last piece); not finite: never.
     ///   - scheduler: The clock for the idle check.
-    init(accepting accepted: StatusCodeSet, limit: Int, idleTimeout: TimeInterval = .infinity,
+    init(accepting accepts: @escaping @Sendable (HTTPResponse) -> Bool, limit: Int, idleTimeout: TimeInterval = .infinity,
          scheduler: (any RequestScheduler)? = nil) {
-        self.accepted = accepted
+        self.accepts = accepts
         self.limit = limit
         self.idleTimeout = idleTimeout
         self.scheduler = scheduler
@@ -77,7 +81,7 @@ public final class ResponseBodyStream: Sendable {
 
     /// A stream that already holds a whole body: the answer of a transport that does not stream.
     convenience init(completeBody body: Data) {
-        self.init(accepting: StatusCodeSet(), limit: Int.max)
+        self.init(accepting: { _ in false }, limit: Int.max)
         state.withLock { state in
             state.claimed = true
             if !body.isEmpty { state.pieces = [body] }
@@ -85,15 +89,17 @@ public final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// Whether the body of a response with `statusCode` should stream: `true` once, for a status
-    /// the endpoint accepts (other than 401, which the authenticator may want to replay);
-    /// `false` for any other status and for every later call.
+    /// Whether the body of the response `head` should stream: `true` once, for a status the
+    /// endpoint accepts that the client's authenticator does not take for an authentication
+    /// failure; `false` otherwise (the client wants the whole body: for the error's metadata,
+    /// or because it replays the request) and for every later call.
     ///
-    /// - Parameter statusCode: The status of the response head that arrived.
+    /// - Parameter head: The response that arrived, with its status, headers and URL (its body
+    ///   is not looked at).
     /// - Returns: `true`: complete with the head now and stream the body here; `false`: deliver
     ///   the whole response through the completion.
-    public func shouldStream(statusCode: Int) -> Bool {
-        guard statusCode != 401, accepted.contains(statusCode) else { return false }
+    public func shouldStream(_ head: HTTPResponse) -> Bool {
+        guard accepts(head) else { return false }
         let claimed = state.withLock { state in
             guard !state.claimed else { return false }
             state.claimed = true
@@ -127,7 +133,10 @@ public final class ResponseBodyStream: Sendable {
         }
         switch idle {
         case true?:
-            let task = state.withLock { $0.task }
+            let task = state.withLock { state -> (any TransportTask)? in
+                state.endedByClient = true
+                return state.task
+            }
             finish(throwing: NetworkError.timedOut)
             task?.cancel()
         case false?:
@@ -137,7 +146,10 @@ public final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// Whether a transport took this stream (``shouldStream(statusCode:)`` said `true`).
+    /// Whether a reader is waiting for the next piece (for tests).
+    var hasWaitingReader: Bool { state.withLock { $0.waiter != nil } }
+
+    /// Whether a transport took this stream (``shouldStream(_:)`` said `true`).
     var isClaimed: Bool { state.withLock { $0.claimed } }
 
     /// Hands over the next piece of the body. Pieces given after ``finish(throwing:)``, or
@@ -154,9 +166,12 @@ public final class ResponseBodyStream: Sendable {
                 state.waiter = nil
                 return waiter
             }
-            guard state.buffered + piece.count <= limit else {
+            // One piece is always taken (a piece larger than the limit does not fail a reader
+            // that keeps up); beyond it, at most `limit` bytes wait for the reader.
+            guard state.buffered == 0 || state.buffered + piece.count <= limit else {
                 // The caller fell too far behind: keep what it has not read, then fail.
                 state.ending = .finished(.responseTooLarge(limit: limit))
+                state.endedByClient = true
                 overflow = state.task
                 return nil
             }
@@ -197,7 +212,7 @@ public final class ResponseBodyStream: Sendable {
                 state.task = task
                 return false
             case .finished:
-                return false
+                return state.endedByClient
             case .stopped:
                 return true
             }
@@ -231,8 +246,14 @@ public final class ResponseBodyStream: Sendable {
     private enum Step { case piece(Data?), failure(NetworkError), wait }
 
     /// The next piece, `nil` at the end of the body; waits when none has arrived yet. One reader
-    /// at a time. Cancelling the reading task stops the stream (``stop(with:)``).
+    /// at a time: a second one that calls while the first waits gets an error at once.
+    /// Cancelling the reading task stops the stream (``stop(with:)``), pieces waiting or not.
     func next() async throws -> Data? {
+        if Task.isCancelled {
+            // Even with pieces waiting: a cancelled reader stops (a view that went away).
+            stop()
+            throw NetworkError.cancelled
+        }
         switch state.withLock({ Self.take(&$0) }) {
         case .piece(let piece): return piece
         case .failure(let error): throw error
@@ -259,6 +280,9 @@ public final class ResponseBodyStream: Sendable {
 
     /// The next buffered piece, or how the body ended, or `.wait`.
     private static func take(_ state: inout State) -> Step {
+        if state.waiter != nil {
+            return .failure(.invalidRequest(reason: "the streamed body is already being read by another loop"))
+        }
         if state.first < state.pieces.count {
             let piece = state.pieces[state.first]
             state.first += 1

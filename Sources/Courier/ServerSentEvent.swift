@@ -19,8 +19,10 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// The last `id:` seen in the stream so far (it carries over to later events), or `nil`.
     /// Send it back as `Last-Event-ID` to resume.
     public var id: String?
-    /// The `retry:` field of this event, in milliseconds: how long the server asks a client to
-    /// wait before reconnecting. `nil` when absent or not a number.
+    /// The reconnection time in milliseconds: the last `retry:` field seen in the stream so far
+    /// (like ``id``, it carries over to later events, and a block with only `retry:` sets it),
+    /// or `nil` when none came yet. It is how long the server asks a client to wait before
+    /// reconnecting.
     public var retry: Int?
 
     /// Creates an event.
@@ -29,7 +31,7 @@ public struct ServerSentEvent: Sendable, Equatable {
     ///   - event: The event type. Default: `"message"`.
     ///   - data: The data.
     ///   - id: The last event ID. Default: `nil`.
-    ///   - retry: The reconnection time in milliseconds. Default: `nil`.
+    ///   - retry: The reconnection time in milliseconds. Default: `nil`, none given yet.
     public init(event: String = "message", data: String, id: String? = nil, retry: Int? = nil) {
         self.event = event
         self.data = data
@@ -54,14 +56,21 @@ extension StreamedResponse {
         /// Reads events in order.
         public struct AsyncIterator: AsyncIteratorProtocol {
             var lines: Lines.AsyncIterator
-            var parser = EventParser()
+            var parser: EventParser
 
             /// The next event, or `nil` once the body ended.
             ///
-            /// - Throws: A ``NetworkError`` when the body was cut short.
+            /// - Throws: A ``NetworkError`` when the body was cut short, when one event's data
+            ///   passes ``NetworkClient/Configuration/maximumResponseSize`` bytes, or
+            ///   ``NetworkError/cancelled`` when the reading task was cancelled.
             public mutating func next() async throws -> ServerSentEvent? {
                 while let line = try await lines.next() {
-                    if let event = parser.consume(line) { return event }
+                    do {
+                        if let event = try parser.consume(line) { return event }
+                    } catch {
+                        lines.splitter.reader.stream.stop(with: error)
+                        throw error
+                    }
                 }
                 return nil   // an event not closed by a blank line is dropped, as the standard says
             }
@@ -69,13 +78,15 @@ extension StreamedResponse {
 
         /// An iterator over the events.
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(lines: lines.makeAsyncIterator())
+            AsyncIterator(lines: lines.makeAsyncIterator(), parser: EventParser(limit: lines.reader.stream.limit))
         }
     }
 }
 
 /// The event-stream interpretation of lines (WHATWG HTML, "Interpreting an event stream").
 struct EventParser {
+    /// The most bytes of data one event may gather.
+    let limit: Int
     private var event = ""
     private var data = ""
     private var hasData = false
@@ -83,8 +94,13 @@ struct EventParser {
     private var retry: Int?
     private var isFirstLine = true
 
+    init(limit: Int) { self.limit = limit }
+
     /// Takes one line; returns an event when the line is the blank line that ends one.
-    mutating func consume(_ line: String) -> ServerSentEvent? {
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when the event's data passes `limit`
+    ///   bytes (a server that never sends the blank line).
+    mutating func consume(_ line: String) throws(NetworkError) -> ServerSentEvent? {
         // By Unicode scalar: a combining mark after the colon must not hide it.
         var scalars = Substring(line).unicodeScalars
         if isFirstLine {
@@ -110,6 +126,7 @@ struct EventParser {
             if hasData { data += "\n" }
             data += String(value)
             hasData = true
+            if data.utf8.count > limit { throw .responseTooLarge(limit: limit) }
         case "id":
             if !value.contains("\u{0}") { lastID = String(value) }
         case "retry":
@@ -127,7 +144,6 @@ struct EventParser {
             event = ""
             data = ""
             hasData = false
-            retry = nil
         }
         guard hasData else { return nil }
         return ServerSentEvent(event: event.isEmpty ? "message" : event, data: data, id: lastID, retry: retry)

@@ -3,7 +3,8 @@ import Foundation
 /// A response whose body is read as it arrives: the answer of ``NetworkClient/stream(_:)``.
 ///
 /// Iterate it for the body's pieces (`Data`), or ``lines`` for its text lines. Read it once,
-/// from one task: the pieces are handed out as they come, not kept for a second reader.
+/// from one task: the pieces are handed out as they come, not kept for a second reader, and a
+/// second loop started while another waits for a piece throws at once.
 ///
 /// ```swift
 /// let streamed = try await client.stream(Logs(follow: true))
@@ -19,9 +20,10 @@ import Foundation
 /// - An error while the body arrives (the connection dropped, no data for the request's
 ///   timeout) is thrown from the loop as a ``NetworkError``.
 /// - Pieces the caller has not read yet are held in memory up to
-///   ``NetworkClient/Configuration/maximumResponseSize`` bytes; a reader that falls further
-///   behind gets the pieces it has not read, then ``NetworkError/invalidRequest(reason:)``
-///   ("response larger than … bytes"), and the transfer is cancelled.
+///   ``NetworkClient/Configuration/maximumResponseSize`` bytes (one piece is always taken,
+///   whatever its size); a reader that falls further behind gets the pieces it has not read,
+///   then ``NetworkError/invalidRequest(reason:)`` ("response larger than … bytes"), and the
+///   transfer is cancelled. The server is not slowed down for a slow reader.
 public struct StreamedResponse: AsyncSequence, Sendable {
     /// One piece of the body, as the transport received it (its size depends on the network).
     public typealias Element = Data
@@ -62,8 +64,8 @@ public struct StreamedResponse: AsyncSequence, Sendable {
         AsyncIterator(reader: StreamedBodyReader(iterating: reader))
     }
 
-    /// Stops the transfer: a loop reading the body throws ``NetworkError/cancelled``. Does
-    /// nothing once the body ended.
+    /// Stops the transfer and drops what was not read: a loop reading the body throws
+    /// ``NetworkError/cancelled``. Does nothing once the body has been read to its end.
     public func cancel() {
         reader.stream.stop()
     }
@@ -85,8 +87,9 @@ public struct StreamedResponse: AsyncSequence, Sendable {
 
             /// The next line, or `nil` once the body ended.
             ///
-            /// - Throws: A ``NetworkError`` when the body was cut short, or when one line is
-            ///   longer than ``NetworkClient/Configuration/maximumResponseSize`` bytes.
+            /// - Throws: A ``NetworkError`` when the body was cut short, when one line is longer
+            ///   than ``NetworkClient/Configuration/maximumResponseSize`` bytes, or
+            ///   ``NetworkError/cancelled`` when the reading task was cancelled.
             public mutating func next() async throws -> String? {
                 try await splitter.next()
             }
@@ -114,6 +117,10 @@ struct LineSplitter {
     init(reader: StreamedBodyReader) { self.reader = reader }
 
     mutating func next() async throws -> String? {
+        if Task.isCancelled {
+            reader.stream.stop()
+            throw NetworkError.cancelled
+        }
         while true {
             if let newline = pending[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = text(pending[start..<newline])
@@ -127,6 +134,12 @@ struct LineSplitter {
                 return line
             }
             searched = pending.count
+            let limit = reader.stream.limit
+            if pending.count - start > limit {
+                // The unfinished line alone passes the limit: no end in sight.
+                reader.stream.stop(with: .responseTooLarge(limit: limit))
+                throw NetworkError.responseTooLarge(limit: limit)
+            }
             if ended {
                 guard start < pending.count else { return nil }
                 defer {
@@ -144,11 +157,6 @@ struct LineSplitter {
                 pending.removeFirst(start)
                 searched -= start
                 start = 0
-            }
-            let limit = reader.stream.limit
-            guard pending.count + piece.count <= limit else {
-                reader.stream.stop(with: .responseTooLarge(limit: limit))
-                throw NetworkError.responseTooLarge(limit: limit)
             }
             pending.append(contentsOf: piece)
         }

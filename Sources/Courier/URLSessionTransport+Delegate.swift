@@ -100,13 +100,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
-            if let stream = entry.stream, !entry.streaming, entry.failure == nil, stream.shouldStream(statusCode: status) {
-                // The head goes to the client now; the body to the stream as it arrives.
-                entry.streaming = true
-                tasks[identifier] = entry
-                streamedHead = (HTTPResponse(
-                    statusCode: status, headers: headers, url: response.url ?? entry.originalURL), entry.completion)
-                return nil
+            if let stream = entry.stream, !entry.streaming, entry.failure == nil {
+                let head = HTTPResponse(statusCode: status, headers: headers, url: response.url ?? entry.originalURL)
+                if stream.shouldStream(head) {
+                    // The head goes to the client now; the body to the stream as it arrives.
+                    entry.streaming = true
+                    tasks[identifier] = entry
+                    streamedHead = (head, entry.completion)
+                    return nil
+                }
             }
             let expected = hasBody ? response.expectedContentLength : 0
             if entry.progress != nil {

@@ -11,8 +11,8 @@ final class StreamedLinesTests: XCTestCase {
     }
 
     private func response(_ pieces: [Data], limit: Int = .max) -> StreamedResponse {
-        let stream = ResponseBodyStream(accepting: .successful, limit: limit)
-        XCTAssertTrue(stream.shouldStream(statusCode: 200))
+        let stream = ResponseBodyStream(accepting: { _ in true }, limit: limit)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
         for piece in pieces { stream.yield(piece) }
         stream.finish()
         return StreamedResponse(head: HTTPResponse(statusCode: 200), reader: StreamedBodyReader(stream))
@@ -61,8 +61,8 @@ final class StreamedLinesTests: XCTestCase {
         let body = "\u{FEFF}: a comment\n"
             + "data: plain\n\n"
             + "event: update\nid: 7\ndata: first line\ndata:second line\nretry: 1500\n\n"
-            + "data: inherits the id\n\n"
-            + "event: ignored, no data\nid: 8\n\n"
+            + "data: inherits the id and the retry\n\n"
+            + "event: ignored, no data\nid: 8\nretry: 3000\n\n"   // sets the id and the retry all the same
             + "data\n\n"                                   // a field with no colon: empty data
             + "id: 9\u{0}x\ndata: NUL in the id is ignored\nretry: soon\nunknown: field\n\n"
             + "data: never closed by a blank line"
@@ -70,9 +70,9 @@ final class StreamedLinesTests: XCTestCase {
         XCTAssertEqual(events, [
             ServerSentEvent(data: "plain"),
             ServerSentEvent(event: "update", data: "first line\nsecond line", id: "7", retry: 1500),
-            ServerSentEvent(data: "inherits the id", id: "7"),
-            ServerSentEvent(data: "", id: "8"),
-            ServerSentEvent(data: "NUL in the id is ignored", id: "8"),
+            ServerSentEvent(data: "inherits the id and the retry", id: "7", retry: 1500),
+            ServerSentEvent(data: "", id: "8", retry: 3000),
+            ServerSentEvent(data: "NUL in the id is ignored", id: "8", retry: 3000),
         ])
     }
 
@@ -86,6 +86,20 @@ final class StreamedLinesTests: XCTestCase {
             let events = try await response(pieces).events.reduce(into: [ServerSentEvent]()) { $0.append($1) }
             XCTAssertEqual(events, whole, "cut at \(cut)")
         }
+    }
+
+    func test_givenDataLinesThatNeverEndAnEvent_thenReadingFailsInsteadOfGrowing() async throws {
+        let streamed = response(Array(repeating: "data: 0123456789\n", count: 5), limit: 40)
+        var iterator = streamed.events.makeAsyncIterator()
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            guard case .invalidRequest(let reason)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("larger than 40 bytes"), reason)
+        }
+    }
+
+    func test_givenManyShortLinesInOnePieceLargerThanTheLimit_thenOnlyTheUnfinishedLineCounts() async throws {
+        let split = try await response(["aaaa\nbbbb\ncccc\ndddd\n"], limit: 8).lines.reduce(into: [String]()) { $0.append($1) }
+        XCTAssertEqual(split, ["aaaa", "bbbb", "cccc", "dddd"])
     }
 
     func test_givenAColonFollowedByACombiningMark_thenTheColonStillSeparatesTheField() async throws {

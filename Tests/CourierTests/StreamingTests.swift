@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Courier
+import Promises
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -57,6 +58,34 @@ final class StreamingTests: XCTestCase {
         XCTAssertEqual(transport.cancelledIndices, [], "nothing was cancelled")
     }
 
+    func test_givenATransportThatStreamsInsideSend_thenTheClientDoesNotCancelItsTransfer() async throws {
+        /// Claims the stream and delivers the head and the whole body before `send` returns.
+        struct InlineStreamingTransport: HTTPTransport {
+            let cancels: Protected<Int>
+            func send(
+                _ request: URLRequest, context: TransportContext,
+                completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+            ) -> any TransportTask {
+                let head = HTTPResponse(statusCode: 200, url: request.url)
+                if let stream = context.bodyStream, stream.shouldStream(head) {
+                    completion(.success(head))
+                    stream.yield(Data("in".utf8))
+                    stream.yield(Data("line".utf8))
+                }
+                return RecordingTransport.Task { cancels.withLock { $0 += 1 } }
+            }
+        }
+        let cancels = Protected(0)
+        let client = exampleClient(InlineStreamingTransport(cancels: cancels))
+
+        let streamed = try await bounded { try await client.stream(Feed()) }
+
+        XCTAssertEqual(cancels.withLock { $0 }, 0, "the head came inside send, the body is still arriving")
+        var iterator = streamed.makeAsyncIterator()
+        let first = try await iterator.next()
+        XCTAssertEqual(first, Data("in".utf8))
+    }
+
     func test_givenATransportThatDoesNotStream_thenTheWholeBodyIsOnePiece() async throws {
         let client = exampleClient(RecordingTransport.answering(200, body: "all at once"))
         let streamed = try await bounded { try await client.stream(Feed()) }
@@ -79,12 +108,110 @@ final class StreamingTests: XCTestCase {
         }
     }
 
-    func test_givenAnErrorStatus_thenTheStreamIsNotOffered() {
-        let stream = ResponseBodyStream(accepting: .successful, limit: 100)
-        XCTAssertFalse(stream.shouldStream(statusCode: 500))
-        XCTAssertFalse(stream.shouldStream(statusCode: 401), "a 401 may be replayed by the authenticator")
-        XCTAssertTrue(stream.shouldStream(statusCode: 206))
-        XCTAssertFalse(stream.shouldStream(statusCode: 200), "only once")
+    func test_givenAnErrorStatusOrAnAuthenticationFailure_thenTheStreamIsNotOffered() async throws {
+        struct SessionAuthenticator: Authenticator {
+            func apply(to request: URLRequest) -> URLRequest { request }
+            func isAuthenticationFailure(_ response: HTTPResponse) -> Bool { response.header("X-Session") == "expired" }
+            func refresh(failedCredential: String?) -> Promise<Void> { Promise.value(()) }
+        }
+        let (client, transport) = manualClient { $0.authenticator = SessionAuthenticator() }
+        let streaming = Task { try await client.stream(Feed()) }
+        let arrived = await transport.sends(1)
+        XCTAssertTrue(arrived)
+        let stream = try XCTUnwrap(transport.contexts[0].bodyStream)
+
+        XCTAssertFalse(stream.shouldStream(HTTPResponse(statusCode: 500)), "an error body is read for its metadata")
+        XCTAssertFalse(stream.shouldStream(HTTPResponse(statusCode: 200, headers: ["X-Session": "expired"])),
+                       "the authenticator's failure is replayed, not streamed")
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 206)))
+        XCTAssertFalse(stream.shouldStream(HTTPResponse(statusCode: 200)), "only once")
+        streaming.cancel()
+    }
+
+    func test_givenAPluginThatKeepsTheHead_whenTheCallerLetsGo_thenTheTransferIsStillCancelled() async throws {
+        let plugin = RecordingPlugin()
+        let transport = RecordingTransport(.manual)
+        let client = exampleClient(transport) { $0.plugins = [plugin] }
+        let feeding = Task {
+            let stream = try await streamHead(transport)
+            stream.yield(Data("unread".utf8))
+        }
+
+        // The response is a temporary: let go as soon as its status is read.
+        let status = try await bounded { try await client.stream(Feed()).response.statusCode }
+        try await feeding.value
+
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(plugin.results.count, 1)
+        XCTAssertNil(try plugin.results.first?.get().streamedBody, "plugins get the head without its reader")
+        XCTAssertEqual(transport.cancelledIndices, [0], "nobody can read the body: the transfer is cancelled")
+    }
+
+    func test_givenASecondLoopWhileTheFirstWaits_thenTheSecondFailsAtOnceAndTheFirstGoesOn() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+        let first = Task { try await response.reduce(into: Data()) { $0.append($1) } }
+        XCTAssertTrue(eventually { response.reader.stream.hasWaitingReader }, "the first loop waits for a piece")
+        let refused = await Self.secondReaderIsRefused(response)
+        XCTAssertTrue(refused, "a second loop is refused while the first waits")
+
+        stream.yield(Data("body".utf8))
+        stream.finish()
+
+        let body = try await bounded { try await first.value }
+        XCTAssertEqual(body, Data("body".utf8))
+    }
+
+    /// Whether a second reader is refused now (it only is while another one waits).
+    private static func secondReaderIsRefused(_ response: StreamedResponse) async -> Bool {
+        var second = StreamedResponse.AsyncIterator(reader: response.reader)
+        do {
+            _ = try await second.next()
+            return false
+        } catch {
+            guard case .invalidRequest(let reason)? = error as? NetworkError else { return false }
+            return reason.contains("already being read")
+        }
+    }
+
+    func test_givenPiecesWaiting_whenTheReadingTaskIsCancelled_thenItStopsAtOnce() async throws {
+        let (client, transport) = manualClient()
+        let streamed = Task { try await client.stream(Feed()) }
+        let stream = try await streamHead(transport)
+        let response = try await bounded { try await streamed.value }
+        for piece in ["a", "b", "c"] { stream.yield(Data(piece.utf8)) }
+
+        let reading = Task {
+            withUnsafeCurrentTask { $0?.cancel() }   // cancelled before its first read
+            return try await response.reduce(into: [Data]()) { $0.append($1) }
+        }
+
+        await XCTAssertThrowsAsync(try await bounded { try await reading.value }) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled", "\(error)")
+        }
+        XCTAssertEqual(transport.cancelledIndices, [0])
+    }
+
+    func test_givenAPieceLargerThanTheLimit_whenTheBufferIsEmpty_thenItIsStillDelivered() async throws {
+        let stream = ResponseBodyStream(accepting: { _ in true }, limit: 4)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
+        stream.yield(Data("123456".utf8))
+        stream.finish()
+        let response = StreamedResponse(head: HTTPResponse(statusCode: 200), reader: StreamedBodyReader(stream))
+        let body = try await bounded { try await response.reduce(into: Data()) { $0.append($1) } }
+        XCTAssertEqual(body, Data("123456".utf8))
+    }
+
+    func test_givenTheClientEndedTheBodyBeforeTheTaskWasAttached_thenTheTaskIsCancelledWhenAttached() {
+        let stream = ResponseBodyStream(accepting: { _ in true }, limit: 4)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
+        stream.yield(Data("1234".utf8))
+        stream.yield(Data("5".utf8))   // over the limit: the client ends the body
+        let cancelled = Protected(false)
+        stream.attach(RecordingTransport.Task { cancelled.withLock { $0 = true } })
+        XCTAssertTrue(cancelled.withLock { $0 }, "a transfer nobody will read is stopped")
     }
 
     func test_givenTheLoopIsLeftEarly_thenTheTransferIsCancelled() async throws {
@@ -211,15 +338,15 @@ final class StreamingTests: XCTestCase {
 
         // The transport had claimed the stream and answers late: nobody will read it.
         let stream = try XCTUnwrap(transport.contexts[0].bodyStream)
-        XCTAssertTrue(stream.shouldStream(statusCode: 200))
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
         transport.complete(0, with: .success(HTTPResponse(statusCode: 200)))
 
         XCTAssertEqual(transport.cancelledIndices.count, cancelledBefore + 1, "the orphaned transfer is cancelled")
     }
 
     func test_givenManyPiecesFromAnotherThread_thenEachArrivesOnceAndInOrder() async throws {
-        let stream = ResponseBodyStream(accepting: .successful, limit: .max)
-        XCTAssertTrue(stream.shouldStream(statusCode: 200))
+        let stream = ResponseBodyStream(accepting: { _ in true }, limit: .max)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
         let response = StreamedResponse(head: HTTPResponse(statusCode: 200), reader: StreamedBodyReader(stream))
         let count = 20_000
         DispatchQueue.global().async {
@@ -244,22 +371,56 @@ final class StreamingTests: XCTestCase {
     }
 }
 
-/// Runs `body`, failing (with ``StillPending``) when it takes more than `seconds`.
+/// Runs `body`, failing (with ``StillPending``) when it takes more than `seconds`; the body's
+/// task is then cancelled, and not waited for (a body that ignores cancellation cannot hang
+/// the suite).
 func bounded<T: Sendable>(
     _ seconds: TimeInterval = 10, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return nil
+    let outcome = OnceResult<T>()
+    let work = Task {
+        do { outcome.resolve(.success(try await body())) } catch { outcome.resolve(.failure(error)) }
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+        if outcome.resolve(.failure(StillPending(seconds: seconds))) { work.cancel() }
+    }
+    let result = await outcome.value
+    if case .failure(let error) = result, error is StillPending { XCTFail("still running after \(seconds) s") }
+    return try result.get()
+}
+
+/// A result set once, by whichever comes first, and awaited by one caller.
+// @unchecked: `result` and `waiter` are read and written only while holding `lock`.
+final class OnceResult<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+    private var waiter: CheckedContinuation<Result<T, any Error>, Never>?
+
+    /// Sets the result; `false` when one was set already.
+    @discardableResult
+    func resolve(_ outcome: Result<T, any Error>) -> Bool {
+        let waiter = lock.withLock { () -> CheckedContinuation<Result<T, any Error>, Never>?? in
+            guard result == nil else { return nil }
+            result = outcome
+            defer { self.waiter = nil }
+            return .some(self.waiter)
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            XCTFail("still running after \(seconds) s")
-            throw StillPending(seconds: seconds)
+        guard let waiter else { return false }
+        waiter?.resume(returning: outcome)
+        return true
+    }
+
+    var value: Result<T, any Error> {
+        get async {
+            await withCheckedContinuation { continuation in
+                let settled = lock.withLock { () -> Result<T, any Error>? in
+                    if let result { return result }
+                    waiter = continuation
+                    return nil
+                }
+                if let settled { continuation.resume(returning: settled) }
+            }
         }
-        return value
     }
 }
 
@@ -284,7 +445,7 @@ private func streamHead(
     let arrived = await transport.sends(index + 1)
     XCTAssertTrue(arrived, "attempt \(index) reached the transport")
     let stream = try XCTUnwrap(transport.contexts[index].bodyStream, "a stream request carries a body stream")
-    XCTAssertTrue(stream.shouldStream(statusCode: status))
+    XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: status)))
     transport.complete(index, with: .success(HTTPResponse(
         statusCode: status, headers: ["Content-Type": "text/plain"], url: transport.requests[index].url)))
     return stream

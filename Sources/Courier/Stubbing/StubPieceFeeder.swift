@@ -32,7 +32,7 @@ final class StubPieceFeeder: Sendable {
         let feeder = StubPieceFeeder(pieces: stub.pieces, interval: stub.pieceInterval, scheduler: context.scheduler)
         let stream = context.bodyStream
         feeder.schedule(after: stub.delay) {
-            guard let stream, stream.shouldStream(statusCode: head.statusCode) else {
+            guard let stream, stream.shouldStream(head) else {
                 // Not streamed: the whole body once the last piece would have arrived.
                 return feeder.schedule(after: stub.pieceInterval * Double(stub.pieces.count)) {
                     completion(.success(head))

@@ -72,7 +72,13 @@ final class StreamingIntegrationTests: IntegrationTestCase {
     }
 
     func test_givenTheReaderStopsAnEndlessBody_thenTheClientCarriesOnWithOtherRequests() async throws {
-        let client = try makeClient()
+        // One connection to the server at a time: a transfer left running would hold it, and
+        // the next request would never leave.
+        let session = URLSessionConfiguration.ephemeral
+        session.httpMaximumConnectionsPerHost = 1
+        let client = NetworkClient(
+            configuration: NetworkClient.Configuration(baseURL: try server.baseURL),
+            transport: URLSessionTransport(configuration: session))
         let endless = LiveEndpoint<EmptyResponse>(path: "drip", query: [URLQueryItem(name: "length", value: "none")])
         for _ in 0..<3 {
             let first = try await bounded { () -> Int in
