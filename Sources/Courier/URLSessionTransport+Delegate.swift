@@ -93,23 +93,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let status = http?.statusCode ?? 0
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
+        if streamBody(of: dataTask, head: http, status: status, headers: headers) {
+            return completionHandler(.allow)
+        }
         var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
-        var streamedHead: (HTTPResponse, @Sendable (Result<HTTPResponse, any Error>) -> Void)?
         let limit = tasks.withLock { tasks -> Int? in
             guard var entry = tasks[identifier] else { return nil }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
-            if let stream = entry.stream, !entry.streaming, entry.failure == nil {
-                let head = HTTPResponse(statusCode: status, headers: headers, url: response.url ?? entry.originalURL)
-                if stream.shouldStream(head) {
-                    // The head goes to the client now; the body to the stream as it arrives.
-                    entry.streaming = true
-                    tasks[identifier] = entry
-                    streamedHead = (head, entry.completion)
-                    return nil
-                }
-            }
             let expected = hasBody ? response.expectedContentLength : 0
             if entry.progress != nil {
                 // A compressed body's Content-Length counts compressed bytes, but the chunks
@@ -140,14 +132,37 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
         staleFile?.discard()
         if let report { report.listener(report.transfer) }
-        if let (head, completion) = streamedHead {
-            // Off the delegate queue, as every completion (see `didCompleteWithError`).
-            DispatchQueue.global().async { completion(.success(head)) }
-        }
         completionHandler(limit == nil ? .allow : .cancel)
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
         // (or the client's deadline reports a retryable `.timedOut`): cancel the task outright.
         if limit != nil { dataTask.cancel() }
+    }
+
+    /// For a ``NetworkClient/stream(_:)`` request whose stream takes this head: the head goes to
+    /// the client now, and the body will go to the stream as it arrives. `false` otherwise.
+    ///
+    /// The stream is asked outside the lock: it runs the client's authenticator, which is user
+    /// code. No chunk can arrive meanwhile (the delegate queue runs one callback at a time).
+    private func streamBody(of task: URLSessionDataTask, head http: HTTPURLResponse?, status: Int, headers: [String: String]) -> Bool {
+        let identifier = task.taskIdentifier
+        let candidate = tasks.withLock { tasks -> (ResponseBodyStream, URL?, @Sendable (Result<HTTPResponse, any Error>) -> Void)? in
+            guard let entry = tasks[identifier], let stream = entry.stream, !entry.streaming, entry.failure == nil else {
+                return nil
+            }
+            return (stream, entry.originalURL, entry.completion)
+        }
+        guard let (stream, originalURL, completion) = candidate else { return false }
+        let head = HTTPResponse(statusCode: status, headers: headers, url: http?.url ?? originalURL)
+        guard stream.shouldStream(head) else { return false }
+        tasks.withLock { tasks in
+            tasks[identifier]?.streaming = true
+            tasks[identifier]?.statusCode = status
+            tasks[identifier]?.headers = headers
+            tasks[identifier]?.url = head.url
+        }
+        // Off the delegate queue, as every completion (see `didCompleteWithError`).
+        DispatchQueue.global().async { completion(.success(head)) }
+        return true
     }
 
     /// The header fields of `response` as strings.

@@ -18,6 +18,7 @@ final class StubStreamingTests: XCTestCase {
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the deadline and the head")
         clock.advance(by: 2)
         let response = try await bounded { try await streaming.value }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
         var iterator = response.makeAsyncIterator()
 
         var received: [Data] = []
@@ -57,6 +58,7 @@ final class StubStreamingTests: XCTestCase {
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
         clock.advance(by: 0)
         let response = try await bounded { try await streaming.value }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
         XCTAssertEqual(response.response.header("Content-Type"), "text/event-stream")
 
         clock.advance(by: 1.5)
@@ -72,6 +74,7 @@ final class StubStreamingTests: XCTestCase {
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
         clock.advance(by: 0)
         let response = try await bounded { try await streaming.value }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
 
         clock.advance(by: 10)
 
@@ -89,6 +92,7 @@ final class StubStreamingTests: XCTestCase {
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
         clock.advance(by: 0)
         let response = try await bounded { try await streaming.value }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
         clock.advance(by: 1)
 
         for try await piece in response {
