@@ -29,6 +29,10 @@ public protocol Authenticator: Sendable {
     func apply(to request: URLRequest) -> URLRequest
 
     /// Whether `response` means the credential was rejected. Default: status 401.
+    ///
+    /// Keep it fast and non-blocking: for a ``NetworkClient/stream(_:)`` request it is asked
+    /// about the response head on the transport's own queue (with an empty body), before the
+    /// body streams.
     func isAuthenticationFailure(_ response: HTTPResponse) -> Bool
 
     /// Which credential `request` carried (for example the token), so that a refresh is skipped

@@ -12,8 +12,11 @@ extension RequestExecution {
     func deadlineFired(attempt: Int) {
         let action = state.withLock { state -> DeadlineAction? in
             guard state.attempt == attempt else {
-                // The first attempt's deadline fired while its form was still being staged.
+                // The first attempt's deadline fired while its form was still being staged: the
+                // request ends here, in this lock, so that neither the copy nor `beginAttempt`
+                // can start the attempt meanwhile.
                 guard attempt == 1, state.attempt == 0, !state.phase.isFinished else { return nil }
+                state.phase = .finished
                 state.deadline = nil
                 return .stop
             }
@@ -41,7 +44,7 @@ extension RequestExecution {
             task.cancel()
             attemptTimedOut(sent: sent)
         case .stop?:
-            fail(.timedOut)   // nothing was sent; the copy sees the request finished and stops
+            deliver(.failure(.timedOut))   // nothing was sent; the copy sees the request finished and stops
         case nil:
             break
         }

@@ -141,20 +141,21 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// which may be the main thread), and a request cancelled meanwhile stops the copy. Such a
     /// request takes its place at the gate only once its form is written.
     ///
-    /// The first attempt's deadline starts before the copy and covers it: a copy that is slow or
-    /// stuck (a hung network file system) ends the request with ``NetworkError/timedOut``.
+    /// The first attempt's deadline starts when the copy starts (waiting behind other forms'
+    /// copies does not count) and covers it: a copy that is slow or stuck (a hung network file
+    /// system) ends the request with ``NetworkError/timedOut``.
     func start() {
         guard let stagedForm else { return beginAttempt() }
-        let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
-            deadlineFired(attempt: 1)
-        }
-        let kept = state.withLock { state -> Bool in
-            guard !state.phase.isFinished else { return false }
-            state.deadline = deadline
-            return true
-        }
-        guard kept else { return deadline.cancel() }
         StagedForm.queue.async { [self] in
+            let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
+                deadlineFired(attempt: 1)
+            }
+            let kept = state.withLock { state -> Bool in
+                guard !state.phase.isFinished else { return false }
+                state.deadline = deadline
+                return true
+            }
+            guard kept else { return deadline.cancel() }
             do throws(NetworkError) {
                 try stagedForm.write { state.withLock { $0.phase.isFinished } }
             } catch {

@@ -50,6 +50,8 @@ public final class ResponseBodyStream: Sendable {
         var idleCheck: ScheduledWork?
         /// The client ended the body itself (idle, overflow): a task attached later is cancelled.
         var endedByClient = false
+        /// The iterator that reads the body: the first to ask for a piece. Others are refused.
+        var activeReader: ObjectIdentifier?
     }
 
     private let state: Protected<State>
@@ -122,26 +124,31 @@ public final class ResponseBodyStream: Sendable {
     }
 
     private func checkIdle() {
-        let idle = state.withLock { state -> Bool? in
-            guard case .open = state.ending else { return nil }
+        enum Verdict { case busy, idle((any TransportTask)?, UnsafeContinuation<Data?, any Error>?), over }
+        // One lock decides and ends the body, so that a task attached meanwhile is either taken
+        // here or sees the body ended (and is cancelled by `attach`).
+        let verdict = state.withLock { state -> Verdict in
+            guard case .open = state.ending else { return .over }
             state.idleCheck = nil
             if state.received != state.receivedAtLastCheck {
                 state.receivedAtLastCheck = state.received
-                return false
+                return .busy
             }
-            return true
+            state.ending = .finished(.timedOut)
+            state.endedByClient = true
+            defer {
+                state.task = nil
+                state.waiter = nil
+            }
+            return .idle(state.task, state.waiter)
         }
-        switch idle {
-        case true?:
-            let task = state.withLock { state -> (any TransportTask)? in
-                state.endedByClient = true
-                return state.task
-            }
-            finish(throwing: NetworkError.timedOut)
-            task?.cancel()
-        case false?:
+        switch verdict {
+        case .busy:
             scheduleIdleCheck()
-        case nil:
+        case .idle(let task, let waiter):
+            task?.cancel()
+            waiter?.resume(throwing: NetworkError.timedOut)
+        case .over:
             break
         }
     }
@@ -245,10 +252,30 @@ public final class ResponseBodyStream: Sendable {
 
     private enum Step { case piece(Data?), failure(NetworkError), wait }
 
-    /// The next piece, `nil` at the end of the body; waits when none has arrived yet. One reader
-    /// at a time: a second one that calls while the first waits gets an error at once.
-    /// Cancelling the reading task stops the stream (``stop(with:)``), pieces waiting or not.
-    func next() async throws -> Data? {
+    /// The iterator `reader` went away: when it was the one reading, the body is stopped (a
+    /// loop left early) and a later iterator hears ``NetworkError/cancelled``; otherwise nothing.
+    func readerLeft(_ reader: ObjectIdentifier) {
+        let wasActive = state.withLock { state -> Bool in
+            guard state.activeReader == reader else { return false }
+            state.activeReader = nil
+            return true
+        }
+        if wasActive { stop() }
+    }
+
+    /// The next piece for `reader`, `nil` at the end of the body; waits when none has arrived
+    /// yet. One reader: the first iterator to ask reads the body, any other gets an error at
+    /// once (and does not disturb the first). Cancelling the reading task stops the stream
+    /// (``stop(with:)``), pieces waiting or not.
+    func next(for reader: ObjectIdentifier) async throws -> Data? {
+        let admitted = state.withLock { state -> Bool in
+            if let active = state.activeReader { return active == reader }
+            state.activeReader = reader
+            return true
+        }
+        guard admitted else {
+            throw NetworkError.invalidRequest(reason: "the streamed body is already being read by another loop")
+        }
         if Task.isCancelled {
             // Even with pieces waiting: a cancelled reader stops (a view that went away).
             stop()
@@ -280,9 +307,6 @@ public final class ResponseBodyStream: Sendable {
 
     /// The next buffered piece, or how the body ended, or `.wait`.
     private static func take(_ state: inout State) -> Step {
-        if state.waiter != nil {
-            return .failure(.invalidRequest(reason: "the streamed body is already being read by another loop"))
-        }
         if state.first < state.pieces.count {
             let piece = state.pieces[state.first]
             state.first += 1
@@ -324,7 +348,21 @@ final class StreamedBodyReader: Sendable {
         self.owner = owner
     }
 
-    deinit { stream.stop() }
+    /// The next piece, for this reader (see ``ResponseBodyStream/next(for:)``).
+    func next() async throws -> Data? {
+        try await stream.next(for: ObjectIdentifier(self))
+    }
+
+    /// The response's own reader stops the transfer when it goes (its iterators have gone
+    /// first: they keep it); an iterator's only when it was the one reading, so that a second
+    /// loop that was refused does not stop the first.
+    deinit {
+        if owner == nil {
+            stream.stop()
+        } else {
+            stream.readerLeft(ObjectIdentifier(self))
+        }
+    }
 }
 
 /// How a streamed attempt's reader travels with its response head from the transport to the

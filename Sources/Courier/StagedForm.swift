@@ -24,6 +24,10 @@ final class StagedForm: Sendable {
     /// - Parameter shouldStop: Asked before each piece; `true` abandons the copy.
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read or the
     ///   temporary file cannot be written, or ``NetworkError/cancelled`` when `shouldStop` said so.
+    /// For tests: called before each piece of every copy, to hold a copy as a stuck read would.
+    /// `nil` (nothing called) unless a test sets it.
+    static let beforeEachPiece = Protected<(@Sendable () -> Void)?>(nil)
+
     func write(shouldStop: () -> Bool) throws(NetworkError) {
         let handle: FileHandle
         do {
@@ -32,7 +36,10 @@ final class StagedForm: Sendable {
             throw .invalidRequest(reason: "the multipart body could not be written to \(file.path): \(error.localizedDescription)")
         }
         defer { try? handle.close() }
-        try form.write(into: handle, shouldStop: shouldStop)
+        try form.write(into: handle) {
+            Self.beforeEachPiece.withLock { $0 }?()
+            return shouldStop()
+        }
     }
 
     deinit {

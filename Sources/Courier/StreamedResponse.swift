@@ -54,7 +54,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
         /// - Throws: A ``NetworkError`` when the body was cut short, or ``NetworkError/cancelled``
         ///   when the reading task was cancelled.
         public mutating func next() async throws -> Data? {
-            try await reader.stream.next()
+            try await reader.next()
         }
     }
 
@@ -149,7 +149,7 @@ struct LineSplitter {
                 }
                 return text(pending[start...])
             }
-            guard let piece = try await reader.stream.next() else {
+            guard let piece = try await reader.next() else {
                 ended = true
                 continue
             }

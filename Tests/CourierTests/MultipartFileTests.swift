@@ -190,21 +190,39 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
     }
 
+    /// Makes the next staged copy stop at its first piece, as a read on a hung file system
+    /// would, until the returned semaphore is signalled; `copying` is signalled when it is stuck.
+    private func holdCopy() -> (copying: DispatchSemaphore, release: DispatchSemaphore) {
+        let copying = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = SharedValue(true)
+        StagedForm.beforeEachPiece.withLock { hook in
+            hook = {
+                guard first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) else { return }
+                copying.signal()
+                release.wait()
+            }
+        }
+        addTeardownBlock { StagedForm.beforeEachPiece.withLock { $0 = nil } }
+        return (copying, release)
+    }
+
     func test_givenAStagingCopyThatOutlastsTheTimeout_thenTheRequestTimesOutWithoutSending() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport.answering(204)
         let clock = VirtualClock()
         let before = stagedFiles()
-        let release = holdStaging()   // the copy cannot finish: a stuck file system, say
+        let stuck = holdCopy()
         let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
             .request(Upload(form: forms(file: url, content: content).onDisk))
 
+        XCTAssertEqual(stuck.copying.wait(timeout: .now() + 5), .success, "the copy started")
         XCTAssertTrue(clock.waitUntilPending(atLeast: 1), "the deadline runs during the copy")
         clock.advance(by: 10)
 
         XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut")
-        release.signal()
-        StagedForm.queue.sync {}   // the staging block saw the request over and stopped
+        stuck.release.signal()
+        StagedForm.queue.sync {}   // the copy saw the request over and stopped
         XCTAssertEqual(transport.sendCount, 0)
         XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
     }
@@ -213,17 +231,37 @@ final class MultipartFileTests: XCTestCase {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport(.manual)
         let clock = VirtualClock()
-        let release = holdStaging()
+        let stuck = holdCopy()
         let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
             .request(Upload(form: forms(file: url, content: content).onDisk))
+        XCTAssertEqual(stuck.copying.wait(timeout: .now() + 5), .success)
         XCTAssertTrue(clock.waitUntilPending(atLeast: 1))
 
         clock.advance(by: 6)   // six of the ten seconds go to the copy
-        release.signal()
+        stuck.release.signal()
         XCTAssertTrue(eventually { transport.sendCount == 1 }, "sent once the copy is written")
         clock.advance(by: 4)
 
-        XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut", "ten seconds after the request began")
+        XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut", "ten seconds after the copy began")
+    }
+
+    func test_givenAFormWaitingBehindOtherCopies_thenTheWaitDoesNotCountInItsTimeout() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport(.manual)
+        let clock = VirtualClock()
+        let release = holdStaging()   // another form's copy holds the staging queue
+        let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
+            .request(Upload(form: forms(file: url, content: content).onDisk))
+
+        clock.advance(by: 100)
+        XCTAssertEqual(clock.pendingCount, 0, "no deadline runs while the form waits its turn")
+        release.signal()
+        XCTAssertTrue(eventually { transport.sendCount == 1 })
+        clock.advance(by: 9.9)
+        XCTAssertTrue(promise.isPending, "its ten seconds started with its own copy")
+        clock.advance(by: 0.1)
+
+        XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut")
     }
 
     func test_givenAFileRemovedBeforeItsFormIsStaged_thenTheRequestFailsAsInvalidWithoutSending() throws {

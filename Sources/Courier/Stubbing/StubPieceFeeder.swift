@@ -40,8 +40,10 @@ final class StubPieceFeeder: Sendable {
             }
             var emptyHead = head
             emptyHead.body = Data()
-            completion(.success(emptyHead))
+            // The first piece is scheduled before the caller hears of the head: a test that moves
+            // the clock as soon as `stream` returns cannot pass it by.
             feeder.feed(from: 0, into: stream)
+            completion(.success(emptyHead))
         }
         return StubTask { feeder.cancel() }
     }

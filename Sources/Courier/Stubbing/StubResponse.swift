@@ -55,7 +55,9 @@ public struct StubResponse: Sendable {
     /// after `delay` and then one piece every `interval` seconds, on the client's scheduler (a
     /// ``VirtualClock`` steps through them); any other request gets the joined body when the
     /// last piece would have arrived. Between pieces the stream's idle timeout applies, so an
-    /// interval longer than the request's timeout ends the body with ``NetworkError/timedOut``.
+    /// interval as long as the request's timeout or longer ends the body with
+    /// ``NetworkError/timedOut``. ``NetworkClient/Configuration/maximumResponseSize`` applies to
+    /// the joined body only when it is not streamed.
     ///
     /// ```swift
     /// let tokens = ["Hel", "lo", "!"].map { Data($0.utf8) }

@@ -30,7 +30,8 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             outcome = .failure(failure)
         } else {
             let body = stub.body.isEmpty ? context.sampleData : stub.body
-            if body.count > context.maximumResponseSize {
+            let streams = !stub.pieces.isEmpty && context.bodyStream != nil   // no limit on a streamed whole
+            if body.count > context.maximumResponseSize && !streams {
                 // The same typed failure the network transport gives an oversized body.
                 outcome = .failure(NetworkError.responseTooLarge(limit: context.maximumResponseSize))
             } else {
