@@ -26,8 +26,9 @@ extension NetworkClient {
         /// Seconds a request may take when its endpoint sets no ``Endpoint/timeout``. Default: 60.
         ///
         /// The clock starts when the request is issued, so time spent held by ``NetworkClient/pause()``
-        /// counts (a held request cannot wait forever), and so does writing a large multipart form
-        /// to its temporary file before the first attempt. Each retry gets a fresh timeout.
+        /// counts (a held request cannot wait forever). A large multipart form with file parts is
+        /// first copied to a temporary file; for such a request the clock starts with its copy,
+        /// which counts. Each retry gets a fresh timeout.
         public var timeout: TimeInterval
 
         /// The cache policy of every request. Default: `.useProtocolCachePolicy`.
