@@ -34,6 +34,8 @@ import FoundationNetworking
 /// What it maps:
 /// - method, URL, every header and `httpBody` of the request (a streamed `httpBodyStream` is
 ///   not supported and fails the request with `NetworkError.invalidRequest`);
+/// - a `NetworkClient.stream(_:)` request's body, piece by piece as AsyncHTTPClient receives it
+///   (`context.bodyStream`; see ``StreamingResponseDelegate``);
 /// - the response's status, headers (repeated fields joined with ", "), body and URL;
 /// - `context.maximumResponseSize`: the body is accumulated with that limit, and a larger one
 ///   fails with `NetworkError.invalidRequest(reason: "response larger than N bytes")`, the same
@@ -90,6 +92,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         let url = request.url
         let limit = min(max(context.maximumResponseSize, 0), Int(UInt32.max))
+        if let stream = context.bodyStream {
+            return sendStreaming(outgoing, url: url, limit: limit, stream: stream, completion: completion)
+        }
         let delegate = ResponseAccumulator(request: outgoing, maxBodySize: limit)
         let deadline = Self.deadline(for: request.timeoutInterval)
         let task = client.execute(request: outgoing, delegate: delegate, deadline: deadline)
@@ -102,6 +107,20 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         return AsyncHTTPClientTask(task: task)
+    }
+
+    /// A `NetworkClient.stream(_:)` request: the body goes to `stream` as it arrives (see
+    /// ``StreamingResponseDelegate``). No AsyncHTTPClient deadline: the client's own deadline
+    /// covers the wait for the head, and its idle timeout the body, which may last as long as
+    /// data keeps coming.
+    private func sendStreaming(
+        _ outgoing: HTTPClient.Request, url: URL?, limit: Int, stream: ResponseBodyStream,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        let delegate = StreamingResponseDelegate(stream: stream, url: url, limit: limit, completion: completion)
+        let task = client.execute(request: outgoing, delegate: delegate)
+        task.futureResult.whenComplete { delegate.finish($0) }
+        return StreamingTask(task: task)
     }
 
     // MARK: Translation
@@ -125,22 +144,26 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// Courier's response for AsyncHTTPClient's: repeated header fields are joined with ", ".
     static func makeResponse(from response: HTTPClient.Response, url: URL?) -> HTTPResponse {
+        let body = response.body.map { Data($0.readableBytesView) } ?? Data()
+        return makeResponse(status: response.status, headers: response.headers, body: body, url: response.url ?? url)
+    }
+
+    /// Courier's response for a status, header fields (repeated ones joined with ", ") and body.
+    static func makeResponse(status: HTTPResponseStatus, headers fields: HTTPHeaders, body: Data, url: URL?) -> HTTPResponse {
         var headers: [String: String] = [:]
-        for field in response.headers {
+        for field in fields {
             if let existing = headers[field.name] {
                 headers[field.name] = existing + ", " + field.value
             } else {
                 headers[field.name] = field.value
             }
         }
-        let body = response.body.map { Data($0.readableBytesView) } ?? Data()
-        return HTTPResponse(
-            statusCode: Int(response.status.code), headers: headers, body: body, url: response.url ?? url)
+        return HTTPResponse(statusCode: Int(status.code), headers: headers, body: body, url: url)
     }
 
     /// AsyncHTTPClient's errors in the terms Courier's client understands.
     static func translate(_ error: any Error, limit: Int) -> any Error {
-        if error is ResponseAccumulator.ResponseTooBigError {
+        if error is ResponseAccumulator.ResponseTooBigError || error is StreamingResponseDelegate.TooLarge {
             return NetworkError.invalidRequest(reason: "response larger than \(limit) bytes")
         }
         if let client = error as? HTTPClientError {
@@ -167,6 +190,15 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 /// The handle of a request in flight; cancelling it cancels AsyncHTTPClient's task.
 struct AsyncHTTPClientTask: TransportTask {
     let task: HTTPClient.Task<HTTPClient.Response>
+
+    func cancel() {
+        task.cancel()
+    }
+}
+
+/// The handle of a streamed request; cancelling it cancels AsyncHTTPClient's task.
+struct StreamingTask: TransportTask {
+    let task: HTTPClient.Task<Void>
 
     func cancel() {
         task.cancel()

@@ -111,8 +111,50 @@ func runAdapterChecks() -> Int {
         expect("the client's deadline ends a silent request with .timedOut", false, "\(clientTimeout)")
     }
 
+    // Streaming: stream(_:) returns at the head, and the body arrives as it is sent.
+    let firstPiece = waitAsync {
+        for try await piece in try await client.stream(Probe(path: "chunks-hold")) {
+            return String(decoding: piece, as: UTF8.self)   // the body never ends: only streaming gets here
+        }
+        return "(ended)"
+    }
+    expect("stream(_:) delivers a piece of a body that never ends", (try? firstPiece?.get()) == "first",
+           "\(String(describing: firstPiece))")
+    let wholeBody = waitAsync {
+        String(decoding: try await client.stream(Probe(path: "chunks")).reduce(into: Data()) { $0.append($1) }, as: UTF8.self)
+    }
+    expect("stream(_:) delivers every part of a chunked body in order", (try? wholeBody?.get()) == "onetwothree",
+           "\(String(describing: wholeBody))")
+
     print("check-adapter: \(passed) passed, \(failed) failed")
     return failed
+}
+
+/// Runs `body` in a task and waits at most 10 s for it; `nil` when it did not finish in time
+/// (the task is cancelled then).
+private func waitAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error>? {
+    let done = DispatchSemaphore(value: 0)
+    let box = AsyncResultBox<T>()
+    let task = Task {
+        do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + 10) == .success else {
+        task.cancel()
+        return nil
+    }
+    return box.get()
+}
+
+/// Holds one task's result across threads.
+// @unchecked: `result` is written once under `lock` by the task and read under `lock` after the
+// semaphore that the task signals.
+private final class AsyncResultBox<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
+    func get() -> Result<T, any Error>? { lock.withLock { result } }
 }
 
 /// Sends `request` with the transport alone, runs `whileInFlight` with its task, and waits at

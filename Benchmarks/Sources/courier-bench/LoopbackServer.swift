@@ -137,6 +137,17 @@ private final class FixedResponseHandler: ChannelInboundHandler {
                 ("X-Method", head?.method.rawValue ?? ""),
                 ("X-Seen", head?.headers.first(name: "X-Test") ?? ""),
             ], body: requestBody ?? allocator.buffer(capacity: 0))
+        case "/chunks", "/chunks-hold":
+            // A body in separate flushed parts, with no length (chunked); "-hold" sends the first
+            // part and never ends the body (the connection closes when the client lets go).
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            let parts = uri == "/chunks" ? ["one", "two", "three"] : ["first"]
+            for part in parts {
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(allocator.buffer(string: part)))), promise: nil)
+            }
+            if uri == "/chunks" { context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
         case "/silent":
             onSilentRequest()
         default:
