@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Iterate it for the body's pieces (`Data`), or ``lines`` for its text lines. Read it once,
 /// from one task: the pieces are handed out as they come, not kept for a second reader, and a
-/// second loop started while another waits for a piece throws at once.
+/// second loop started after the first one began reading throws at once (and leaves the first
+/// alone).
 ///
 /// ```swift
 /// let streamed = try await client.stream(Logs(follow: true))
