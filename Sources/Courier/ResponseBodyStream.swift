@@ -54,6 +54,31 @@ public final class ResponseBodyStream: Sendable {
         var activeReader: ObjectIdentifier?
     }
 
+    /// What ending the body takes out of the state, to act on after the lock.
+    private struct Leftovers {
+        var task: (any TransportTask)?
+        var waiter: UnsafeContinuation<Data?, any Error>?
+        var idleCheck: ScheduledWork?
+
+        /// Stops the idle check, cancels the transfer when asked to, and tells a waiting reader.
+        func act(cancellingTransfer: Bool, reader: Result<Data?, any Error>) {
+            idleCheck?.cancel()
+            if cancellingTransfer { task?.cancel() }
+            waiter?.resume(with: reader)
+        }
+    }
+
+    /// Ends the body as `ending` says; the caller holds the lock and acts on the leftovers after it.
+    private static func end(_ state: inout State, _ ending: Ending) -> Leftovers {
+        state.ending = ending
+        defer {
+            state.task = nil
+            state.waiter = nil
+            state.idleCheck = nil
+        }
+        return Leftovers(task: state.task, waiter: state.waiter, idleCheck: state.idleCheck)
+    }
+
     private let state: Protected<State>
     /// Whether a head's body streams: the endpoint accepts its status and the authenticator does
     /// not take it for an authentication failure (such a response is replayed).
@@ -124,7 +149,7 @@ public final class ResponseBodyStream: Sendable {
     }
 
     private func checkIdle() {
-        enum Verdict { case busy, idle((any TransportTask)?, UnsafeContinuation<Data?, any Error>?), over }
+        enum Verdict { case busy, idle(Leftovers), over }
         // One lock decides and ends the body, so that a task attached meanwhile is either taken
         // here or sees the body ended (and is cancelled by `attach`).
         let verdict = state.withLock { state -> Verdict in
@@ -134,22 +159,13 @@ public final class ResponseBodyStream: Sendable {
                 state.receivedAtLastCheck = state.received
                 return .busy
             }
-            state.ending = .finished(.timedOut)
             state.endedByClient = true
-            defer {
-                state.task = nil
-                state.waiter = nil
-            }
-            return .idle(state.task, state.waiter)
+            return .idle(Self.end(&state, .finished(.timedOut)))
         }
         switch verdict {
-        case .busy:
-            scheduleIdleCheck()
-        case .idle(let task, let waiter):
-            task?.cancel()
-            waiter?.resume(throwing: NetworkError.timedOut)
-        case .over:
-            break
+        case .busy: scheduleIdleCheck()
+        case .idle(let leftovers): leftovers.act(cancellingTransfer: true, reader: .failure(NetworkError.timedOut))
+        case .over: break
         }
     }
 
@@ -165,7 +181,7 @@ public final class ResponseBodyStream: Sendable {
     /// - Parameter piece: The bytes, in the order they arrived.
     public func yield(_ piece: Data) {
         guard !piece.isEmpty else { return }
-        var overflow: (any TransportTask)?
+        var overflow: Leftovers?
         let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
             guard case .open = state.ending else { return nil }
             state.received += 1
@@ -177,16 +193,15 @@ public final class ResponseBodyStream: Sendable {
             // that keeps up); beyond it, at most `limit` bytes wait for the reader.
             guard state.buffered == 0 || state.buffered + piece.count <= limit else {
                 // The caller fell too far behind: keep what it has not read, then fail.
-                state.ending = .finished(.responseTooLarge(limit: limit))
                 state.endedByClient = true
-                overflow = state.task
+                overflow = Self.end(&state, .finished(.responseTooLarge(limit: limit)))
                 return nil
             }
             state.pieces.append(piece)
             state.buffered += piece.count
             return nil
         }
-        overflow?.cancel()
+        overflow?.act(cancellingTransfer: true, reader: .success(nil))   // no reader waits: it had a piece to take
         waiter?.resume(returning: piece)
     }
 
@@ -196,18 +211,12 @@ public final class ResponseBodyStream: Sendable {
     /// - Parameter error: What cut the body short; default `nil`, it ended normally.
     public func finish(throwing error: (any Error)? = nil) {
         let failure = error.map(NetworkError.fromTransport)
-        var idleCheck: ScheduledWork?
-        let waiter = state.withLock { state -> UnsafeContinuation<Data?, any Error>? in
+        let leftovers = state.withLock { state -> Leftovers? in
             guard case .open = state.ending else { return nil }
-            state.ending = .finished(failure)
-            state.task = nil
-            swap(&idleCheck, &state.idleCheck)
-            defer { state.waiter = nil }
-            return state.waiter
+            return Self.end(&state, .finished(failure))
         }
-        idleCheck?.cancel()
-        guard let waiter else { return }
-        if let failure { waiter.resume(throwing: failure) } else { waiter.resume(returning: nil) }
+        // The transport is done: nothing to cancel.
+        leftovers?.act(cancellingTransfer: false, reader: failure.map { .failure($0) } ?? .success(nil))
     }
 
     /// The transport's task for this attempt, cancelled when the caller stops reading (at once
@@ -230,24 +239,15 @@ public final class ResponseBodyStream: Sendable {
     /// The caller stopped reading (its task was cancelled, or it let go of the response):
     /// drops the pieces not read, cancels the transfer, and a pending read throws `error`.
     func stop(with error: NetworkError = .cancelled) {
-        var idleCheck: ScheduledWork?
-        let taken = state.withLock { state -> (task: (any TransportTask)?, waiter: UnsafeContinuation<Data?, any Error>?)? in
+        let leftovers = state.withLock { state -> Leftovers? in
             if case .stopped = state.ending { return nil }
             if case .finished = state.ending, state.pieces.count == state.first { return nil }
-            state.ending = .stopped(error)
-            swap(&idleCheck, &state.idleCheck)
             state.pieces = []
             state.first = 0
             state.buffered = 0
-            defer {
-                state.task = nil
-                state.waiter = nil
-            }
-            return (state.task, state.waiter)
+            return Self.end(&state, .stopped(error))
         }
-        idleCheck?.cancel()
-        taken?.task?.cancel()
-        taken?.waiter?.resume(throwing: error)
+        leftovers?.act(cancellingTransfer: true, reader: .failure(error))
     }
 
     private enum Step { case piece(Data?), failure(NetworkError), wait }
@@ -325,60 +325,5 @@ public final class ResponseBodyStream: Sendable {
         case .finished(nil): return .piece(nil)
         case .finished(let error?), .stopped(let error): return .failure(error)
         }
-    }
-}
-
-/// Ties a stream to whoever reads it: when the last holder of a ``StreamedResponse``, or an
-/// iterator over its body, lets go before the body ended, the transfer is cancelled (leaving a
-/// `for try await` loop early ends it).
-final class StreamedBodyReader: Sendable {
-    let stream: ResponseBodyStream
-    /// An iterator's reader keeps the response's alive: the loop may outlive the response value
-    /// (`for try await piece in try await client.stream(e)`).
-    private let owner: StreamedBodyReader?
-
-    init(_ stream: ResponseBodyStream) {
-        self.stream = stream
-        owner = nil
-    }
-
-    /// A reader for an iterator over `owner`'s body.
-    init(iterating owner: StreamedBodyReader) {
-        stream = owner.stream
-        self.owner = owner
-    }
-
-    /// The next piece, for this reader (see ``ResponseBodyStream/next(for:)``).
-    func next() async throws -> Data? {
-        try await stream.next(for: ObjectIdentifier(self))
-    }
-
-    /// The response's own reader stops the transfer when it goes (its iterators have gone
-    /// first: they keep it); an iterator's only when it was the one reading, so that a second
-    /// loop that was refused does not stop the first.
-    deinit {
-        if owner == nil {
-            stream.stop()
-        } else {
-            stream.readerLeft(ObjectIdentifier(self))
-        }
-    }
-}
-
-/// How a streamed attempt's reader travels with its response head from the transport to the
-/// decoding step. Not part of the response's value: two responses compare equal whatever it holds.
-struct StreamedBodyHandle: Sendable, Equatable {
-    let reader: StreamedBodyReader
-
-    static func == (_: StreamedBodyHandle, _: StreamedBodyHandle) -> Bool { true }
-}
-
-extension ResponseBodyStream {
-    /// `result` with this stream's reader attached to the response head when a transport
-    /// streams the body here; unchanged otherwise.
-    func attachReader(to result: Result<HTTPResponse, any Error>) -> Result<HTTPResponse, any Error> {
-        guard case .success(var response) = result, isClaimed else { return result }
-        response.streamedBody = StreamedBodyHandle(reader: StreamedBodyReader(self))
-        return .success(response)
     }
 }

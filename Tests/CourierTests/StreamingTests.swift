@@ -25,10 +25,8 @@ final class StreamingTests: XCTestCase {
 
     func test_givenAStreamingTransport_thenStreamReturnsAtTheHeadAndPiecesFollowInOrder() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
+        let (response, stream) = try await openStream(client, transport)
 
-        let response = try await bounded { try await streamed.value }
         XCTAssertEqual(response.response.statusCode, 200)
         XCTAssertEqual(response.response.header("content-type"), "text/plain")
         XCTAssertTrue(response.response.body.isEmpty)
@@ -149,9 +147,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenASecondLoop_thenTheSecondFailsAtOnceAndTheFirstGoesOn() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
         let first = Task { try await response.reduce(into: Data()) { $0.append($1) } }
         XCTAssertTrue(eventually { response.reader.stream.hasWaitingReader }, "the first loop waits for a piece")
 
@@ -177,9 +173,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenPiecesWaiting_whenTheReadingTaskIsCancelled_thenItStopsAtOnce() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
         for piece in ["a", "b", "c"] { stream.yield(Data(piece.utf8)) }
 
         let reading = Task {
@@ -215,9 +209,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenTheLoopIsLeftEarly_thenTheTransferIsCancelled() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
         stream.yield(Data("first".utf8))
         stream.yield(Data("second".utf8))
 
@@ -235,9 +227,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenTheReadingTaskIsCancelled_thenAWaitingReadThrowsCancelledAndTheTransferStops() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        _ = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, _) = try await openStream(client, transport)
 
         let reading = Task { try await response.reduce(0) { $0 + $1.count } }
         reading.cancel()
@@ -250,9 +240,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenAReaderFallsBehindPastTheLimit_thenItGetsWhatArrivedThenAnErrorAndTheTransferStops() async throws {
         let (client, transport) = manualClient { $0.maximumResponseSize = 10 }
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
 
         stream.yield(Data("123456".utf8))
         stream.yield(Data("7890".utf8))   // 10 bytes held: at the limit
@@ -273,9 +261,7 @@ final class StreamingTests: XCTestCase {
 
     func test_givenTheBodyEndsWithAnError_thenTheLoopThrowsItAsANetworkErrorAfterThePieces() async throws {
         let (client, transport) = manualClient()
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
         stream.yield(Data("partial".utf8))
         stream.finish(throwing: URLError(.timedOut))
 
@@ -293,9 +279,7 @@ final class StreamingTests: XCTestCase {
             $0.scheduler = clock
             $0.timeout = 5
         }
-        let streamed = Task { try await client.stream(Feed()) }
-        let stream = try await streamHead(transport)
-        let response = try await bounded { try await streamed.value }
+        let (response, stream) = try await openStream(client, transport)
         var iterator = response.makeAsyncIterator()
 
         stream.yield(Data("alive".utf8))
@@ -434,6 +418,16 @@ func XCTAssertThrowsAsync<T>(
     } catch {
         check(error)
     }
+}
+
+/// Streams `Feed` through `client` and delivers the head as a streaming transport does: the
+/// response, and the stream that feeds its body.
+private func openStream(
+    _ client: NetworkClient, _ transport: RecordingTransport
+) async throws -> (StreamedResponse, ResponseBodyStream) {
+    let streamed = Task { try await client.stream(StreamingTests.Feed()) }
+    let stream = try await streamHead(transport)
+    return (try await bounded { try await streamed.value }, stream)
 }
 
 /// Claims attempt `index`'s stream for `status` and delivers the head, as a streaming

@@ -11,14 +11,23 @@ final class StubStreamingTests: XCTestCase {
         NetworkClient.stubbing().stub(.get, "chat", stub).clock(clock).makeClient()
     }
 
-    func test_givenAStreamingStub_whenTheClockAdvances_thenOnePieceArrivesPerInterval() async throws {
-        let clock = VirtualClock()
-        let client = client(.streaming(pieces, every: 1, delay: 2), clock: clock)
-        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
+    /// Streams `stub` with a request `timeout`, moving the clock past the stub's `delay` to its
+    /// head; returns once the head arrived and the idle check and the first piece are scheduled.
+    private func openStream(
+        _ stub: StubResponse, timeout: TimeInterval = 10, clock: VirtualClock
+    ) async throws -> StreamedResponse {
+        let client = client(stub, clock: clock)
+        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: timeout)) }
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the deadline and the head")
-        clock.advance(by: 2)
+        clock.advance(by: stub.delay)
         let response = try await bounded { try await streaming.value }
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
+        return response
+    }
+
+    func test_givenAStreamingStub_whenTheClockAdvances_thenOnePieceArrivesPerInterval() async throws {
+        let clock = VirtualClock()
+        let response = try await openStream(.streaming(pieces, every: 1, delay: 2), clock: clock)
         var iterator = response.makeAsyncIterator()
 
         var received: [Data] = []
@@ -53,12 +62,7 @@ final class StubStreamingTests: XCTestCase {
             ServerSentEvent(event: "update", data: "two\nlines", id: "7", retry: 500),
             ServerSentEvent(data: "[DONE]", id: "7"),
         ]
-        let client = client(.events(events, every: 0.5), clock: clock)
-        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
-        clock.advance(by: 0)
-        let response = try await bounded { try await streaming.value }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
+        let response = try await openStream(.events(events, every: 0.5), clock: clock)
         XCTAssertEqual(response.response.header("Content-Type"), "text/event-stream")
 
         clock.advance(by: 1.5)
@@ -69,12 +73,7 @@ final class StubStreamingTests: XCTestCase {
 
     func test_givenPiecesFurtherApartThanTheTimeout_thenTheStreamTimesOut() async throws {
         let clock = VirtualClock()
-        let client = client(.streaming(pieces, every: 20), clock: clock)
-        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 5)) }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
-        clock.advance(by: 0)
-        let response = try await bounded { try await streaming.value }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
+        let response = try await openStream(.streaming(pieces, every: 20), timeout: 5, clock: clock)
 
         clock.advance(by: 10)
 
@@ -87,12 +86,7 @@ final class StubStreamingTests: XCTestCase {
 
     func test_givenTheReaderLeavesEarly_thenNoPieceIsLeftScheduled() async throws {
         let clock = VirtualClock()
-        let client = client(.streaming(pieces, every: 1), clock: clock)
-        let streaming = Task { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 10)) }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
-        clock.advance(by: 0)
-        let response = try await bounded { try await streaming.value }
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
+        let response = try await openStream(.streaming(pieces, every: 1), clock: clock)
         clock.advance(by: 1)
 
         for try await piece in response {
