@@ -81,7 +81,9 @@ final class StubStreamingTests: XCTestCase {
         await XCTAssertThrowsAsync(try await iterator.next()) { error in
             XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
         }
-        XCTAssertEqual(clock.pendingCount, 0, "the next piece is not scheduled any more")
+        // The client may still be attaching the stub's task when the body times out; it cancels
+        // the task as it attaches it.
+        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the next piece is not scheduled any more")
     }
 
     func test_givenTheReaderLeavesEarly_thenNoPieceIsLeftScheduled() async throws {
@@ -94,6 +96,6 @@ final class StubStreamingTests: XCTestCase {
             break
         }
 
-        XCTAssertEqual(clock.pendingCount, 0, "the stub's next piece and the idle check are cancelled")
+        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the stub's next piece and the idle check are cancelled")
     }
 }
