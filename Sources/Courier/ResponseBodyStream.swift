@@ -48,6 +48,9 @@ public final class ResponseBodyStream: Sendable {
         var received = 0
         var receivedAtLastCheck = 0
         var idleCheck: ScheduledWork?
+        /// How many idle checks were scheduled, and which of them `idleCheck` is.
+        var idleChecksScheduled = 0
+        var idleCheckNumber = 0
         /// The client ended the body itself (idle, overflow): a task attached later is cancelled.
         var endedByClient = false
         /// The iterator that reads the body: the first to ask for a piece. Others are refused.
@@ -137,12 +140,23 @@ public final class ResponseBodyStream: Sendable {
     }
 
     /// Arms the idle check: a body that receives no piece between two checks ends with `.timedOut`.
+    ///
+    /// Each check schedules the next from inside it. A check may run before its handle is
+    /// stored here (another thread moves a `VirtualClock`, or the timeout is tiny); the handle
+    /// of the check it scheduled is then stored first, and the late one must not replace it.
     private func scheduleIdleCheck() {
         guard let scheduler, idleTimeout.isFinite, idleTimeout > 0 else { return }
+        let number = state.withLock { state -> Int in
+            state.idleChecksScheduled += 1
+            return state.idleChecksScheduled
+        }
         let check = scheduler.schedule(after: idleTimeout) { [weak self] in self?.checkIdle() }
         let keep = state.withLock { state -> Bool in
             guard case .open = state.ending else { return false }
-            state.idleCheck = check
+            if number > state.idleCheckNumber {
+                state.idleCheck = check
+                state.idleCheckNumber = number
+            }
             return true
         }
         if !keep { check.cancel() }

@@ -10,6 +10,9 @@ import FoundationNetworking
 final class StubPieceFeeder: Sendable {
     private struct State: Sendable {
         var next: ScheduledWork?
+        /// How many works were scheduled, and which of them `next` is.
+        var scheduled = 0
+        var nextNumber = 0
         var cancelled = false
     }
 
@@ -49,14 +52,27 @@ final class StubPieceFeeder: Sendable {
     }
 
     /// Schedules `work` unless cancelled; the handle is kept for ``cancel()``.
+    ///
+    /// Each work is scheduled by the one before, from inside it, so a later number means the
+    /// earlier work already ran. The clock may run a work before this call stores its handle
+    /// (another thread moves a `VirtualClock`), and the work it schedules then stores its own
+    /// handle first: the earlier, late handle must not replace it, or ``cancel()`` would miss
+    /// the pending one.
     private func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        let number = state.withLock { state -> Int in
+            state.scheduled += 1
+            return state.scheduled
+        }
         let scheduled = scheduler.schedule(after: delay) { [self] in
             guard !state.withLock({ $0.cancelled }) else { return }
             work()
         }
         let keep = state.withLock { state -> Bool in
             guard !state.cancelled else { return false }
-            state.next = scheduled
+            if number > state.nextNumber {
+                state.next = scheduled
+                state.nextNumber = number
+            }
             return true
         }
         if !keep { scheduled.cancel() }

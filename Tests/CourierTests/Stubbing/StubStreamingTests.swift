@@ -86,6 +86,27 @@ final class StubStreamingTests: XCTestCase {
         XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the next piece is not scheduled any more")
     }
 
+    /// The stub's head may play before the call that scheduled it has stored its handle (the
+    /// clock runs on another thread); the first piece, scheduled from inside the head, is then
+    /// the pending work that stopping the stream must cancel.
+    func test_givenTheHeadPlaysBeforeItsSchedulingCallReturns_whenTheStreamTimesOut_thenNoPieceIsLeftScheduled() async throws {
+        let clock = VirtualClock()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.scheduler = RunsAtOnceElsewhere(later: clock)
+        let client = NetworkClient.stubbing().stub(.get, "chat", .streaming(pieces, every: 20))
+            .makeClient(configuration: configuration)
+        let response = try await bounded { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 5)) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
+
+        clock.advance(by: 10)
+
+        var iterator = response.makeAsyncIterator()
+        await XCTAssertThrowsAsync(try await iterator.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        }
+        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the first piece is not scheduled any more")
+    }
+
     func test_givenTheReaderLeavesEarly_thenNoPieceIsLeftScheduled() async throws {
         let clock = VirtualClock()
         let response = try await openStream(.streaming(pieces, every: 1), clock: clock)
@@ -97,5 +118,22 @@ final class StubStreamingTests: XCTestCase {
         }
 
         XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the stub's next piece and the idle check are cancelled")
+    }
+}
+
+/// Runs work due now on another thread and returns only once it ran (as a busy dispatch queue
+/// may); later work goes to a virtual clock.
+private struct RunsAtOnceElsewhere: RequestScheduler {
+    let later: VirtualClock
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        guard delay <= 0 else { return later.schedule(after: delay, work) }
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            work()
+            ran.signal()
+        }
+        ran.wait()
+        return ScheduledWork {}
     }
 }
