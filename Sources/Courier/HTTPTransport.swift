@@ -47,6 +47,11 @@ public struct TransportContext: Sendable {
     /// ``ResponseBodyStream``); one that ignores it answers with the whole body, which the caller
     /// then reads as a single piece. Each attempt gets its own.
     public internal(set) var bodyStream: ResponseBodyStream?
+    /// For a download's retry: the start of the body the previous attempt saved, whose rest the
+    /// request asks for (`Range`, `If-Range`). Only ``URLSessionTransport`` makes one (when a
+    /// transport error cuts a resumable body short), so only it is ever given one; it owns the
+    /// file for the attempt and appends a `206` answering for exactly the rest to it.
+    var partialDownload: PartialDownload?
 
     /// Creates a context.
     ///

@@ -16,7 +16,7 @@ extension RequestExecution {
                 // request ends here, in this lock, so that neither the copy nor `beginAttempt`
                 // can start the attempt meanwhile.
                 guard attempt == 1, state.attempt == 0, !state.phase.isFinished else { return nil }
-                state.phase = .finished
+                state.phase = .finished   // no attempt ran: nothing saved to delete
                 state.deadline = nil
                 return .stop
             }
@@ -71,16 +71,19 @@ extension RequestExecution {
     }
 
     private func abandon() {
+        var partial: PartialDownload?   // a download's saved start that no attempt will resume now
         let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
             guard !state.phase.isFinished else { return nil }
             let previous = state.phase
             if case .preparing = previous { state.cancelledWhilePreparing = state.attempt }
             state.phase = .finished
+            swap(&partial, &state.partialDownload)
             defer { state.deadline = nil }
             return (previous, state.deadline, state.sentRequest)
         }
         guard let (previous, deadline, sent) = taken else { return }
         deadline?.cancel()
+        partial?.discard()
         switch previous {
         case .queued(let ticket):
             core.gate.withdraw(ticket: ticket)

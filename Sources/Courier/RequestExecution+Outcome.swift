@@ -223,14 +223,17 @@ extension RequestExecution {
 
     /// Marks the request finished and stops its deadline; `false` when it had already settled.
     private func claimSettlement() -> Bool {
+        var partial: PartialDownload?   // a download's saved start that no attempt will resume now
         let deadline = state.withLock { state -> ScheduledWork?? in
             guard !state.phase.isFinished else { return nil }
             state.phase = .finished
+            swap(&partial, &state.partialDownload)
             defer { state.deadline = nil }
             return .some(state.deadline)
         }
         guard let deadline else { return false }
         deadline?.cancel()
+        partial?.discard()
         return true
     }
 

@@ -108,6 +108,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// it builds on every request, settled or not.
     @inline(never)
     private func deliverAbandonment() {
+        state.withLock { $0.partialDownload }?.discard()
         deliver(.failure(.transport(underlying: PromiseError.resolverReleased)))
     }
 
@@ -117,9 +118,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     ///
     /// `uploadFile`: the file the transport sends for this attempt: the body file with its links
     /// resolved, or `nil` when a plugin replaced the file body.
-    private func context(forAttempt attempt: Int, uploadFile: URL?) -> TransportContext {
-        if progress == nil && uploadFile == context.uploadFile && !streamsBody { return context }
+    private func context(forAttempt attempt: Int, uploadFile: URL?, resuming partial: PartialDownload?) -> TransportContext {
+        if progress == nil && uploadFile == context.uploadFile && !streamsBody && partial == nil { return context }
         var tagged = context
+        tagged.partialDownload = partial
         if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
         tagged.uploadFile = uploadFile
         if streamsBody {
@@ -218,12 +220,13 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// Runs when the attempt leaves the gate: on the gate's queue, or on the submitting thread
     /// when the gate was open and idle.
     func passGate(ticket: UInt64) {
-        let attempt = state.withLock { state -> Int? in
+        let taken = state.withLock { state -> (attempt: Int, partial: PartialDownload?)? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
-            return state.attempt
+            defer { state.partialDownload = nil }
+            return (state.attempt, state.partialDownload)
         }
-        guard let attempt else { return }
+        guard let (attempt, partial) = taken else { return }
         // An answer that arrives inside `send` is decoded right there only when `send` runs on
         // the thread that called `request`, that is for the first attempt (retries and replays
         // start on a timer's queue) and off every gate's queue (decoding there would hold up
@@ -234,7 +237,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // Fields are read through `core` one at a time: binding `core.configuration` to a local
         // would copy (retain and release) the whole configuration on every request.
         let plugins = core.configuration.plugins
-        var outgoing = request
+        // A download's retry asks for the rest of what the previous attempt saved.
+        var outgoing = partial?.requestingRest(of: request) ?? request
         var refusal: NetworkError?
         var upload: (stream: InputStream, resolved: URL)?
         if let file = context.uploadFile {
@@ -265,7 +269,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                     refusal = error
                 }
             }
-            switch stopBeforeSending(attempt: attempt, refusal: refusal) {
+            let stop = stopBeforeSending(attempt: attempt, refusal: refusal)
+            if stop != nil { partial?.discard() }
+            switch stop {
             case nil: break
             case .cancelled?: return
             case .timedOut?: return attemptTimedOut(sent: nil)
@@ -281,7 +287,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // is evaluated before the block below could record it.
         // A plugin that replaced a file body (compressed or signed it) has what it made sent.
         let bodyReplaced = upload.map { sent.httpBody != nil || sent.httpBodyStream !== $0.stream } ?? false
-        let attemptContext = context(forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved)
+        let attemptContext = context(
+            forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
@@ -347,6 +354,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, generation: UInt64,
         sentOnCallersThread: Bool
     ) {
+        if case .failure(let failure) = result, let interrupted = failure as? InterruptedDownload {
+            return downloadInterrupted(interrupted, attempt: attempt, request: sent, generation: generation,
+                                       sentOnCallersThread: sentOnCallersThread)
+        }
         var finishedTask = Phase.evaluating  // the transport's task, released after the lock
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
@@ -370,5 +381,33 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         accepted.deadline?.cancel()
         evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
+    }
+
+    /// A download's attempt that a transport error cut short, with the body saved so far: kept
+    /// for the next attempt when there may be one (the request is still on this attempt, and the
+    /// endpoint accepts the `206` a resumed body ends with), deleted otherwise. Then the error
+    /// is handled as any transport error (retried or not).
+    ///
+    /// The deadline's own cancellation of the attempt arrives here late, the request already
+    /// waiting to retry: the saved body is kept then too, so a download that times out resumes.
+    @inline(never)
+    private func downloadInterrupted(
+        _ interrupted: InterruptedDownload, attempt: Int, request sent: URLRequest, generation: UInt64,
+        sentOnCallersThread: Bool
+    ) {
+        let resumable = acceptedStatusCodes.contains(206)
+        let kept = state.withLock { state -> Bool in
+            guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
+            switch state.phase {
+            case .preparing, .sending, .evaluating, .waitingToRetry: break
+            default: return false
+            }
+            state.partialDownload = interrupted.partial
+            return true
+        }
+        if !kept { interrupted.partial.discard() }
+        transportCompleted(
+            .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
+            sentOnCallersThread: sentOnCallersThread)
     }
 }

@@ -77,4 +77,7 @@ struct RequestState: Sendable {
     /// after it. Numbered, so that an earlier attempt whose `send` is still returning (it was
     /// answered inside `send`, and the next attempt began meanwhile) does not take it as its own.
     var cancelledWhilePreparing: Int?
+    /// A download's body saved so far, from an attempt a transport error cut short, for the next
+    /// attempt to resume; deleted when the request ends without one.
+    var partialDownload: PartialDownload?
 }

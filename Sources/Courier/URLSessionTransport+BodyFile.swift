@@ -8,12 +8,14 @@ import Foundation
 /// when a write fails (a full disk); here a failed write fails the request and every failure
 /// deletes the file.
 // @unchecked: used only from the session's delegate queue, which runs one callback at a time
-// (`maxConcurrentOperationCount = 1`), so no two threads touch `handle` at once.
+// (`maxConcurrentOperationCount = 1`), so no two threads touch `handle` or `length` at once.
 final class BodyFileWriter: @unchecked Sendable {
     /// Where the body goes: `courier-download-<UUID>` in the temporary directory, readable by
     /// this user only.
     let url: URL
     private var handle: FileHandle?
+    /// How many bytes the file holds.
+    private(set) var length: Int64 = 0
 
     /// Creates an empty file for a body.
     ///
@@ -23,10 +25,29 @@ final class BodyFileWriter: @unchecked Sendable {
         handle = try PrivateFile.create(url)
     }
 
+    /// Reopens the file of `partial` to append the rest of its body (cut to the bytes it is
+    /// known to hold, should more have reached the disk).
+    ///
+    /// - Throws: The file system's error when the file is gone or cannot be written.
+    init(resuming partial: PartialDownload) throws {
+        url = partial.fileURL
+        let handle = try FileHandle(forWritingTo: partial.fileURL)
+        do {
+            try handle.truncate(atOffset: UInt64(partial.length))
+            try handle.seekToEnd()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        self.handle = handle
+        length = partial.length
+    }
+
     /// Appends `data`. Throws when the disk refuses it (full, removed, no permission).
     func write(_ data: Data) throws {
         guard let handle else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         try handle.write(contentsOf: data)
+        length += Int64(data.count)
     }
 
     /// Closes the file, which now holds the whole body. Throws when the last write cannot be flushed.
@@ -34,6 +55,22 @@ final class BodyFileWriter: @unchecked Sendable {
         let closing = handle
         handle = nil
         try closing?.close()
+    }
+
+    /// Closes the file and hands over what it holds, to be resumed by a later attempt; `nil`
+    /// (and the file deleted) when it holds nothing or cannot be closed.
+    func keep(validator: String) -> PartialDownload? {
+        do {
+            try finish()
+        } catch {
+            discard()
+            return nil
+        }
+        guard length > 0 else {
+            discard()
+            return nil
+        }
+        return PartialDownload(fileURL: url, length: length, validator: validator)
     }
 
     /// Closes and deletes the file: the request failed, or nobody will claim it.

@@ -8,7 +8,7 @@ import FoundationNetworking
 // @unchecked: NSObject subclasses cannot be checked; the only mutable state, `tasks`, lives in a
 // `Protected` lock-box and is touched only inside `withLock`.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct Entry: Sendable {
+    struct Entry: Sendable {
         let originalURL: URL?
         let maximumSize: Int
         let completion: @Sendable (Result<HTTPResponse, any Error>) -> Void
@@ -18,8 +18,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var body = Data()
         /// A download: the body goes to ``file`` as it arrives, and no size limit applies.
         let toFile: Bool
-        /// A download's file, created when the first chunk of the body arrives.
+        /// A download's file, created when the first chunk of the body arrives (or reopened
+        /// when the server sends the rest of ``resume``).
         var file: BodyFileWriter?
+        /// A download's retry: the start of the body the previous attempt saved, until the head
+        /// says whether the server sends its rest.
+        var resume: PartialDownload?
+        /// A download's `If-Range` validator, when a transport error would leave its body to be resumed.
+        var validator: String?
         /// The body is sent from a file (an upload task).
         let uploadsFile: Bool
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
@@ -37,9 +43,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     /// A progress listener and the report to give it, taken under the lock and made after it.
-    private typealias ProgressReport = (listener: @Sendable (TransferProgress) -> Void, transfer: TransferProgress)
+    typealias ProgressReport = (listener: @Sendable (TransferProgress) -> Void, transfer: TransferProgress)
 
-    private let tasks = Protected<[Int: Entry]>([:])
+    let tasks = Protected<[Int: Entry]>([:])
     /// Which redirects are followed at all (the rule below still applies to those that are).
     let redirects: URLSessionTransport.RedirectPolicy
 
@@ -51,18 +57,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
         uploadsFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
+        resuming partial: PartialDownload? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
             uploadsFile: uploadsFile, progress: progress, stream: stream)
         entry.transfer.totalBytesToSend = bodySize
+        entry.resume = toFile ? partial : nil
+        if !toFile { partial?.discard() }
         tasks.withLock { $0[taskIdentifier] = entry }
     }
 
     /// Updates task `identifier`'s progress with `change` and reports it, if anybody listens.
     /// The report is made outside the lock.
-    private func updateProgress(_ identifier: Int, _ change: (inout TransferProgress) -> Void) {
+    func updateProgress(_ identifier: Int, _ change: (inout TransferProgress) -> Void) {
         let report = tasks.withLock { tasks -> ProgressReport? in
             guard var entry = tasks[identifier], entry.progress != nil else { return nil }
             change(&entry.transfer)
@@ -72,7 +81,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         if let report { report.listener(report.transfer) }
     }
 
-    private func fail(_ identifier: Int, with error: NetworkError) {
+    func fail(_ identifier: Int, with error: NetworkError) {
         tasks.withLock { tasks in
             if tasks[identifier]?.failure == nil { tasks[identifier]?.failure = error }
         }
@@ -97,8 +106,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             return completionHandler(.allow)
         }
         var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
-        let limit = tasks.withLock { tasks -> Int? in
-            guard var entry = tasks[identifier] else { return nil }
+        var resumed: PartialDownload?    // the saved start of a body whose rest is arriving
+        var unused: PartialDownload?     // the saved start of a body the server sends whole (or not at all)
+        let refused = tasks.withLock { tasks -> Bool in
+            guard var entry = tasks[identifier] else { return false }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
@@ -113,14 +124,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             if entry.toFile {
                 // No size limit: the body goes to a file, created when its first chunk arrives.
                 swap(&staleFile, &entry.file)
+                let refused = Self.resumeOrStartOver(
+                    &entry, status: status, headers: headers, request: dataTask.originalRequest,
+                    resumed: &resumed, unused: &unused)
                 tasks[identifier] = entry
                 report = entry.report
-                return nil
+                return refused
             }
             if expected > Int64(entry.maximumSize) {
                 entry.failure = entry.failure ?? NetworkError.responseTooLarge(limit: entry.maximumSize)
                 tasks[identifier] = entry
-                return entry.maximumSize
+                return true
             }
             // The declared length is the server's word, not a fact: reserve at most 1 MiB up
             // front (a huge reservation traps in Foundation or wastes memory); the body grows
@@ -128,14 +142,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             if expected > 0 { entry.body.reserveCapacity(Int(min(expected, Self.largestReservation))) }
             tasks[identifier] = entry
             report = entry.report
-            return nil
+            return false
         }
         staleFile?.discard()
+        unused?.discard()
+        let reopened = resumed.map { reopen($0, for: identifier) } ?? true
         if let report { report.listener(report.transfer) }
-        completionHandler(limit == nil ? .allow : .cancel)
+        completionHandler(refused || !reopened ? .cancel : .allow)
         // FoundationNetworking ignores the disposition and keeps receiving the body until it ends
         // (or the client's deadline reports a retryable `.timedOut`): cancel the task outright.
-        if limit != nil { dataTask.cancel() }
+        if refused || !reopened { dataTask.cancel() }
     }
 
     /// For a ``NetworkClient/stream(_:)`` request whose stream takes this head: the head goes to
@@ -230,32 +246,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
-    /// A download's chunk: written to its file outside the lock (the delegate queue runs one
-    /// callback at a time, so chunks are written in order), the file created for the first one.
-    /// A file that cannot be created or written ends the task.
-    private func receive(_ data: Data, into existing: BodyFileWriter?, task: URLSessionDataTask) {
-        let identifier = task.taskIdentifier
-        do {
-            let writer: BodyFileWriter
-            if let existing {
-                writer = existing
-            } else {
-                writer = try BodyFileWriter()
-                let kept = tasks.withLock { tasks -> Bool in
-                    guard tasks[identifier] != nil else { return false }
-                    tasks[identifier]?.file = writer
-                    return true
-                }
-                guard kept else { return writer.discard() }
-            }
-            try writer.write(data)
-        } catch {
-            fail(identifier, with: .transport(underlying: error))
-            return task.cancel()
-        }
-        updateProgress(identifier) { $0.bytesReceived += Int64(data.count) }
-    }
-
     // MARK: URLSessionTaskDelegate
 
     func urlSession(
@@ -320,7 +310,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         if let failure = entry.failure {
             result = .failure(failure)
         } else if let error {
-            result = .failure(error)
+            // A download cut short may leave what it saved for the next attempt.
+            result = .failure(Self.partial(after: &entry).map { InterruptedDownload(underlying: error, partial: $0) } ?? error)
         } else if let statusCode = entry.statusCode {
             result = .success(HTTPResponse(
                 statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL,
@@ -329,6 +320,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             result = .failure(URLError(.badServerResponse))
         }
         if case .failure = result { entry.file?.discard() }
+        entry.resume?.discard()   // offered to an attempt that ended without a head
         // Off the session's serial delegate queue: the client classifies and decodes in the
         // completion, which must not hold up the other tasks' callbacks.
         let completion = entry.completion

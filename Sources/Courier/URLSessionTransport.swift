@@ -146,7 +146,8 @@ public final class URLSessionTransport: HTTPTransport {
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize, bodySize: bodySize,
             toFile: context.writesBodyToFile, uploadsFile: context.uploadFile != nil,
-            progress: context.progress, stream: context.bodyStream, completion: completion)
+            progress: context.progress, stream: context.bodyStream, resuming: context.partialDownload,
+            completion: completion)
         task.resume()
         return TaskHandle(task: task)
     }

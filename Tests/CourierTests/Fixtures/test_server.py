@@ -42,6 +42,15 @@ Routes (every route answers any method unless noted):
   /events?count=N[&hold=1]   text/event-stream: a comment, then N events "id: i", "event: tick",
                              "data: tick i" / "data: of N"; with hold=1 the body does not end
                              afterwards (the socket is held until the client closes it)
+  /resumable/<key>?size=N&cuts=K1,K2&validator=etag|weak|date|none&changes=1
+                             N bytes as /bytes/<n> does, with Accept-Ranges: bytes and the validator
+                             (a strong ETag by default; weak: W/"..."; date: Last-Modified with a
+                             later Date; changes=1: the ETag differs on every request). A request
+                             with Range: bytes=S- and a matching If-Range gets 206 and bytes S..N-1.
+                             The Nth request's body stops at byte Ki (counted from the body's
+                             start) and the socket is closed, when cuts has an Nth entry (with
+                             hold=1 the socket is held open instead, until the client closes it).
+  GET  /resumable/<key>/log  [{"range": R, "if_range": I, "status": S}] for each request, in order
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
   /stats                     {"requests": total requests received, this one included}
@@ -82,6 +91,7 @@ class State:
         self.counters = {}
         self.tokens = {}
         self.rotations = {}
+        self.resumable_logs = {}
 
     def count_request(self):
         with self.lock:
@@ -117,8 +127,17 @@ class State:
         with self.lock:
             return self.rotations.get(realm, 0)
 
+    def log_resumable(self, key, entry):
+        with self.lock:
+            self.resumable_logs.setdefault(key, []).append(entry)
+
+    def resumable_log(self, key):
+        with self.lock:
+            return list(self.resumable_logs.get(key, []))
+
     def reset(self):
         with self.lock:
+            self.resumable_logs.clear()
             self.counters.clear()
             self.tokens.clear()
             self.rotations.clear()
@@ -495,6 +514,57 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+    def route_resumable(self, parts, query, segments, body):
+        key = segments[1]
+        if segments[2:] == ["log"]:
+            self.send_json(200, STATE.resumable_log(key))
+            return
+        size = min(max(int(first(query, "size", "100000")), 1), MAX_BYTES)
+        cuts = [int(c) for c in first(query, "cuts", "").split(",") if c]
+        kind = first(query, "validator", "etag")
+        attempt = STATE.next_attempt("resumable:" + key)
+        headers = {"Accept-Ranges": "bytes"}
+        tag = '"v%d-%s"' % (attempt if first(query, "changes") == "1" else 1, key)
+        if kind == "etag":
+            headers["ETag"] = tag
+        elif kind == "weak":
+            headers["ETag"] = "W/" + tag
+        elif kind == "date":
+            headers["Last-Modified"] = "Sun, 06 Nov 1994 08:49:37 GMT"
+        current = headers.get("ETag") or headers.get("Last-Modified")
+        wanted = self.headers.get("Range")
+        start = 0
+        if wanted and wanted.startswith("bytes=") and wanted.endswith("-") and current is not None \
+                and self.headers.get("If-Range") == current:
+            start = int(wanted[len("bytes="):-1])
+        status = 206 if 0 < start < size else 200
+        if status == 200:
+            start = 0
+        else:
+            headers["Content-Range"] = "bytes %d-%d/%d" % (start, size - 1, size)
+        STATE.log_resumable(key, {"range": wanted, "if_range": self.headers.get("If-Range"), "status": status})
+        data = pattern_bytes(size)[start:]
+        cut = cuts[attempt - 1] - start if attempt <= len(cuts) else None
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if cut is None:
+            self.wfile.write(data)
+            return
+        self.close_connection = True
+        self.wfile.write(data[:max(cut, 0)])
+        self.wfile.flush()
+        if first(query, "hold") == "1":
+            self.hold_until_closed()
+            return
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
     def route_raw(self, parts, query, segments, body):
         """The hostile-response corpus: the client sends the exact bytes it wants back."""
         self.close_connection = True
@@ -530,6 +600,7 @@ ROUTES = {
     "stats": Handler.route_stats,
     "stall": Handler.route_stall,
     "close-mid-body": Handler.route_close_mid_body,
+    "resumable": Handler.route_resumable,
     "drip": Handler.route_drip,
     "events": Handler.route_events,
     "raw": Handler.route_raw,

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A download's body on disk: written chunk by chunk, and resumed by a retry when a transport
+/// error cut it short (see ``PartialDownload``).
+extension URLSessionTransportDelegate {
+    /// A download's head: when it answers for the rest of the body the previous attempt saved,
+    /// that start is `resumed` (reopened after the lock) and progress counts from it; otherwise
+    /// the saved start is `unused` (deleted after the lock), and the body starts over in a new
+    /// file. Either way the entry learns whether this body could be resumed in turn.
+    /// `true` when the head must be refused: a `206` for another part than the one asked for.
+    static func resumeOrStartOver(
+        _ entry: inout Entry, status: Int, headers: [String: String], request: URLRequest?,
+        resumed: inout PartialDownload?, unused: inout PartialDownload?
+    ) -> Bool {
+        let offered = entry.resume
+        entry.resume = nil
+        guard let offered, offered.isAnsweredBy(status: status, headers: headers) else {
+            unused = offered
+            if offered != nil && status == 206 {
+                // Not the rest that was asked for: saved as the whole body, it would be wrong.
+                entry.failure = entry.failure ?? .transport(underlying: URLError(.badServerResponse))
+                return true
+            }
+            entry.validator = PartialDownload.validator(status: status, headers: headers, request: request)
+            return false
+        }
+        resumed = offered
+        entry.validator = offered.validator
+        entry.transfer.bytesReceived = offered.length
+        entry.transfer.totalBytesToReceive = entry.transfer.totalBytesToReceive.map { $0 + offered.length }
+        return false
+    }
+
+    /// Reopens the saved start of a body for the rest to be appended; `false` (the file deleted
+    /// and the task failed) when it cannot be written.
+    func reopen(_ partial: PartialDownload, for identifier: Int) -> Bool {
+        do {
+            let writer = try BodyFileWriter(resuming: partial)
+            let kept = tasks.withLock { tasks -> Bool in
+                guard tasks[identifier] != nil else { return false }
+                tasks[identifier]?.file = writer
+                return true
+            }
+            if !kept { writer.discard() }
+            return true
+        } catch {
+            partial.discard()
+            fail(identifier, with: .transport(underlying: error))
+            return false
+        }
+    }
+
+    /// A download's chunk: written to its file outside the lock (the delegate queue runs one
+    /// callback at a time, so chunks are written in order), the file created for the first one.
+    /// A file that cannot be created or written ends the task.
+    func receive(_ data: Data, into existing: BodyFileWriter?, task: URLSessionDataTask) {
+        let identifier = task.taskIdentifier
+        do {
+            let writer: BodyFileWriter
+            if let existing {
+                writer = existing
+            } else {
+                writer = try BodyFileWriter()
+                let kept = tasks.withLock { tasks -> Bool in
+                    guard tasks[identifier] != nil else { return false }
+                    tasks[identifier]?.file = writer
+                    return true
+                }
+                guard kept else { return writer.discard() }
+            }
+            try writer.write(data)
+        } catch {
+            fail(identifier, with: .transport(underlying: error))
+            return task.cancel()
+        }
+        updateProgress(identifier) { $0.bytesReceived += Int64(data.count) }
+    }
+
+    /// What a transport error leaves to resume: the earlier attempt's saved start when no head
+    /// arrived, or the body saved so far when it can be resumed (the entry lets go of either).
+    static func partial(after entry: inout Entry) -> PartialDownload? {
+        if let offered = entry.resume {
+            entry.resume = nil
+            return offered
+        }
+        guard let validator = entry.validator, let writer = entry.file else { return nil }
+        entry.file = nil
+        return writer.keep(validator: validator)
+    }
+}

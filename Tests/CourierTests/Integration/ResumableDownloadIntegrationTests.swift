@@ -1,0 +1,216 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A download that the connection cuts short is resumed by its retry: the retry asks for the
+/// rest (`Range`, `If-Range`) and appends a matching `206` to what was saved, against the
+/// loopback server's `/resumable` route, which drops the connection where a test says.
+final class ResumableDownloadIntegrationTests: IntegrationTestCase {
+    private var scratch: URL!
+    private let size = 200_000
+    private let retries = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(10), jitter: 0)
+
+    override func setUpWithError() throws {
+        scratch = try makeScratchFolder("ResumableIT")
+    }
+
+    override func tearDownWithError() throws {
+        removeScratchFolder(scratch)
+    }
+
+    /// The bytes `/resumable` serves: 0, 1, …, 255, 0, 1, …
+    private func pattern(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8($0 % 256) })
+    }
+
+    /// The transport's own files (`courier-download-…` in the temporary directory) that exist now.
+    private func transportFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("courier-download-") })
+    }
+
+    /// What the server saw for `key`, request by request: the Range and If-Range headers and the status.
+    private func log(_ key: String) throws -> [(range: String?, ifRange: String?, status: Int)] {
+        let entries = (try JSONSerialization.jsonObject(with: server.fetch("/resumable/\(key)/log").body) as? [[String: Any]]) ?? []
+        return entries.map { ($0["range"] as? String, $0["if_range"] as? String, $0["status"] as? Int ?? 0) }
+    }
+
+    /// `/resumable/<key>` with `size` and the query `parameters` (`"cuts=7,9&validator=date"`).
+    private func endpoint(_ key: String, _ parameters: String, retry: RetryPolicy? = nil) -> LiveJSONEndpoint {
+        LiveJSONEndpoint(path: "resumable/\(key)", query: query(parameters), timeout: 20, retryPolicy: retry ?? retries)
+    }
+
+    private func query(_ parameters: String) -> [URLQueryItem] {
+        [URLQueryItem(name: "size", value: String(size))] + parameters.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            return URLQueryItem(name: parts[0], value: parts.count > 1 ? parts[1] : nil)
+        }
+    }
+
+    func test_givenTheConnectionDropsMidBody_whenRetried_thenTheRetryAsksForTheRestAndTheFileIsWhole() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("whole.bin")
+
+        let file = try value(of: client.download(endpoint(key, "cuts=70000"), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(file.response.statusCode, 206, "the response that ended the download")
+        XCTAssertEqual(file.response.header("Content-Range"), "bytes 70000-199999/200000")
+        let seen = try log(key)
+        XCTAssertEqual(seen.map(\.status), [200, 206])
+        XCTAssertEqual(seen.map(\.range), [nil, "bytes=70000-"])
+        XCTAssertEqual(seen.map(\.ifRange), [nil, "\"v1-\(key)\""])
+        XCTAssertEqual(transportFiles().subtracting(before), [], "the saved start became the destination")
+    }
+
+    func test_givenTheConnectionDropsTwice_thenEachRetryResumesWhereTheLastStopped() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("twice.bin")
+        let reports = ReportLog()
+        let queue = DispatchQueue(label: "resumable.progress")
+
+        _ = try value(of: client.download(endpoint(key, "cuts=50000,120000"), to: destination,
+                                          progress: ProgressHandler(queue: queue) { reports.add($0) }), within: 30)
+        queue.sync {}
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=50000-", "bytes=120000-"])
+        XCTAssertEqual(reports.all.last?.bytesReceived, Int64(size), "progress counts the saved start too")
+        XCTAssertEqual(reports.all.last?.totalBytesToReceive, Int64(size), "and the whole body's length")
+    }
+
+    func test_givenTheBodyStallsUntilTheDeadline_whenRetried_thenTheRetryResumes() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("stalled.bin")
+        // The timed-out attempt's transfer ends (cancelled) well within the retry's delay.
+        let patient = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(2), jitter: 0)
+        var stalling = endpoint(key, "cuts=70000&hold=1", retry: patient)
+        stalling.timeout = 3
+
+        _ = try value(of: client.download(stalling, to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+    }
+
+    func test_givenALastModifiedDateBeforeTheResponseDate_thenItIsTheValidator() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("dated.bin")
+
+        _ = try value(of: client.download(endpoint(key, "cuts=30000&validator=date"), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        let seen = try log(key)
+        XCTAssertEqual(seen.map(\.status), [200, 206])
+        XCTAssertEqual(seen.map(\.ifRange), [nil, "Sun, 06 Nov 1994 08:49:37 GMT"])
+    }
+
+    func test_givenNoStrongValidator_whenRetried_thenTheDownloadStartsOverWithoutARange() throws {
+        for validator in ["weak", "none"] {
+            let key = counterKey() + validator
+            let client = try makeClient()
+            let destination = scratch.appendingPathComponent("\(validator).bin")
+
+            _ = try value(of: client.download(endpoint(key, "cuts=40000&validator=\(validator)"), to: destination), within: 30)
+
+            XCTAssertEqual(try Data(contentsOf: destination), pattern(size), validator)
+            XCTAssertEqual(try log(key).map(\.range), [nil, nil], "\(validator): an ETag W/… may not be used in If-Range")
+        }
+    }
+
+    func test_givenTheBodyChangedOnTheServer_whenResumed_thenTheServerSendsItWholeAndThatIsSaved() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("changed.bin")
+
+        let file = try value(of: client.download(endpoint(key, "cuts=60000&changes=1"), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "the new body alone, not appended to the old start")
+        XCTAssertEqual(file.response.statusCode, 200)
+        let seen = try log(key)
+        XCTAssertEqual(seen.map(\.status), [200, 200])
+        XCTAssertEqual(seen.map(\.range), [nil, "bytes=60000-"], "asked for the rest, but only of the same body")
+    }
+
+    func test_givenAnEndpointThatDoesNotAccept206_thenTheRetryStartsOver() throws {
+        struct Only200: Endpoint {
+            typealias Response = JSON
+            let path: String
+            let query: [URLQueryItem]
+            var timeout: TimeInterval? { 20 }
+            var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(10), jitter: 0) }
+            var acceptedStatusCodes: StatusCodeSet { [200] }
+        }
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("only200.bin")
+
+        _ = try value(of: client.download(Only200(path: "resumable/\(key)", query: query("cuts=50000")), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, nil])
+    }
+
+    func test_givenNoRetry_whenTheConnectionDrops_thenItFailsAndNothingIsLeft() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("dropped.bin")
+
+        let error = failure(of: client.download(endpoint(key, "cuts=70000", retry: RetryPolicy.none), to: destination), within: 30)
+
+        XCTAssertEqual(error.map(errorKind), "transport")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertEqual(transportFiles().subtracting(before), [], "the saved start is deleted when no retry follows")
+    }
+
+    func test_givenEveryAttemptDrops_whenTheRetriesRunOut_thenNothingIsLeft() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("exhausted.bin")
+
+        let error = failure(of: client.download(endpoint(key, "cuts=10000,20000,30000,40000"), to: destination), within: 30)
+
+        XCTAssertEqual(error.map(errorKind), "transport")
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=10000-", "bytes=20000-", "bytes=30000-"])
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+    }
+
+    func test_givenACancelWhileWaitingToRetry_thenTheSavedStartIsDeleted() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let failed = expectation(description: "the first attempt failed")
+        let client = try makeClient { $0.plugins = [AttemptFailureSignal { failed.fulfill() }] }
+        let destination = scratch.appendingPathComponent("cancelled.bin")
+        let slow = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(60), jitter: 0)
+
+        let download = client.download(endpoint(key, "cuts=70000", retry: slow), to: destination)
+        wait(for: [failed], timeout: 20)
+        XCTAssertEqual(transportFiles().subtracting(before).count, 1, "the saved start waits for the retry")
+        download.cancel()
+
+        XCTAssertEqual(failure(of: download).map(errorKind), "PromiseError.cancelled")
+        XCTAssertTrue(eventually { self.transportFiles().subtracting(before).isEmpty }, "the saved start is deleted")
+        XCTAssertEqual(try log(key).count, 1, "no retry went out")
+    }
+}
+
+/// Calls `action` when an attempt fails.
+private struct AttemptFailureSignal: RequestPlugin {
+    let action: @Sendable () -> Void
+
+    func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {
+        if case .failure = result { action() }
+    }
+}
