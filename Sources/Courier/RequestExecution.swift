@@ -197,8 +197,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         if proceed {
             // A cancellation or deadline between the check above and `submit` withdrew a ticket the
-            // gate did not have yet; if a pause then held it, it would stay held until `resume()`.
-            // Only a held request needs the check (one that passed sees its phase in `passGate`).
+            // gate did not have yet; if a pause then held it (at once, or when its queued block
+            // runs), it would stay held until `resume()`. Only a request the gate kept needs the
+            // check (one that passed sees its phase in `passGate`).
             if core.gate.submit(self, ticket: ticket), !isQueued(ticket: ticket) {
                 core.gate.withdraw(ticket: ticket)
             }

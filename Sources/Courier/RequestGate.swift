@@ -104,9 +104,10 @@ final class RequestGate: Sendable {
     /// Puts `request` through the gate: held while paused; otherwise it leaves at once, or on the
     /// queue when earlier requests are still waiting there.
     ///
-    /// - Returns: `true` when the gate holds the request (it was paused). A request withdrawn
-    ///   before this call (a cancellation racing the submission) is then held anyway: the caller
-    ///   checks, and withdraws it again.
+    /// - Returns: `true` when the gate keeps the request for now: it holds it (paused) or queued
+    ///   it behind earlier blocks. A request withdrawn before this call (a cancellation racing
+    ///   the submission) is then kept anyway, and its queued block could still hold it under a
+    ///   pause that comes meanwhile: the caller checks, and withdraws it again.
     @discardableResult
     func submit(_ request: any GatedRequest, ticket: UInt64) -> Bool {
         route(request, ticket: ticket, fromQueue: false)
@@ -156,7 +157,7 @@ final class RequestGate: Sendable {
     }
 
     /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.
-    /// Returns `true` when the request is now held.
+    /// Returns `true` when the request is now held, or queued by ``submit(_:ticket:)``.
     @discardableResult
     private func route(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Bool {
         switch admit(request, ticket: ticket, fromQueue: fromQueue) {
@@ -167,6 +168,7 @@ final class RequestGate: Sendable {
                 state.withLock { $0.queuedBlocks -= 1 }
                 route(request, ticket: ticket, fromQueue: true)
             }
+            return !fromQueue
         case .held:
             return true
         case .withdrawn:

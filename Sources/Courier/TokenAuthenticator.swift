@@ -61,6 +61,9 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     private var inFlightWork: Promise<String>?
     /// Callers of ``inFlight`` that have not given up.
     private var waitingCallers = 0
+    /// Counts the refreshes started: one that every caller gave up on, and whose work finished
+    /// after a newer one started, must not install its (older) token over the newer one's.
+    private var refreshesStarted = 0
     private var refreshStarts: [Date] = []
 
     /// Creates a token authenticator.
@@ -168,6 +171,8 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         let (promise, resolver) = Promise<Void>.pending()
         inFlight = promise
         waitingCallers = 1
+        refreshesStarted += 1
+        let number = refreshesStarted
         lock.unlock()
 
         let work = firstly { refreshToken(expired) }
@@ -188,7 +193,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
                 outcome = .failure(error)
             }
             lock.lock()
-            if let newToken { currentToken = newToken }
+            if let newToken, refreshesStarted == number { currentToken = newToken }
             _ = endRefresh(promise)
             lock.unlock()
             resolver.resolve(outcome)

@@ -129,9 +129,11 @@ final class ProgressRelay: Sendable {
     }
 
     /// Attempt `attempt` starts: later reports of earlier attempts are dropped, and one of
-    /// theirs not yet handed over is discarded.
+    /// theirs not yet handed over is discarded. A call for an attempt older than the current one
+    /// (its thread was overtaken by a retry that began meanwhile) does nothing.
     func begin(attempt: Int) {
         state.withLock { state in
+            guard attempt > state.attempt else { return }
             state.attempt = attempt
             state.pending = nil
         }

@@ -123,6 +123,24 @@ final class ProgressTests: XCTestCase {
     }
 
     /// `send(_:progress:)` returns only after its reports ran on a serial handler queue.
+    /// An attempt's start is announced outside the request's lock, so a retry that began
+    /// meanwhile can announce its own first; the older announcement must not silence it.
+    func test_givenARetryAnnouncedFirst_whenTheOlderAttemptsStartArrivesLate_thenTheRetrysReportsStillArrive() {
+        let queue = DispatchQueue(label: "progress.relay")
+        let received = Protected<[Int64]>([])
+        let relay = ProgressRelay(ProgressHandler(queue: queue) { progress in
+            received.withLock { $0.append(progress.bytesSent) }
+        }, defaultQueue: queue)
+
+        relay.begin(attempt: 2)
+        relay.begin(attempt: 1)
+        relay.reporter(forAttempt: 2)(TransferProgress(bytesSent: 7))
+        relay.reporter(forAttempt: 1)(TransferProgress(bytesSent: 1))
+        queue.sync {}
+
+        XCTAssertEqual(received.withLock { $0 }, [7], "the retry's report arrives, the overtaken attempt's does not")
+    }
+
     func test_givenSendWithProgress_whenItReturns_thenEveryReportHasRun() async throws {
         let client = NetworkClient.stubbing().body(json: "{}").makeClient()
         let queue = DispatchQueue(label: "progress.send")

@@ -237,6 +237,36 @@ final class RequestGateTests: XCTestCase {
         XCTAssertEqual(log.all, ["open passed"])
     }
 
+    /// The same race with an open gate that still has blocks queued: the submission is queued,
+    /// and a pause before its block runs would hold it. `submit` reports that it kept the
+    /// request, so that the submitter withdraws it again, and the block then drops it.
+    func test_givenWithdrawnBeforeSubmission_whenQueuedAndPausedBeforeItsBlockRuns_thenSubmitReportsItAndASecondWithdrawDropsIt() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        weak var weakProbe: Probe?
+        gate.pause()
+        submit(Probe("first", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()                                   // the release of "first" waits behind the blocker
+        let ticket = gate.makeTicket()
+        gate.withdraw(ticket: ticket)                   // finds nothing yet
+        do {
+            let probe = Probe("late", log: log)
+            weakProbe = probe
+            XCTAssertTrue(gate.submit(probe, ticket: ticket), "queued behind the release: kept for now")
+        }
+        gate.withdraw(ticket: ticket)
+        gate.pause()
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(gate.heldCount, 1, "only \"first\" is held again")
+        XCTAssertNil(weakProbe, "the withdrawn request is neither held nor kept")
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["first passed"])
+    }
+
     func test_givenBypassingRequest_whenPaused_thenItLeavesAnyway() {
         let gate = RequestGate()
         let log = Log()
