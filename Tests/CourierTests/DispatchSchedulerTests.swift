@@ -32,11 +32,17 @@ final class DispatchSchedulerTests: XCTestCase {
     }
 
     func test_givenCancelledWork_whenItsTimePasses_thenItNeverRuns() {
-        let scheduler = DispatchScheduler()
+        // A serial queue, suspended until the work is cancelled: otherwise a stall between the
+        // two lines could legitimately let the work run first. The sentinel, due later on the
+        // same queue, runs after the cancelled work's time.
+        let queue = DispatchQueue(label: "serial")
+        let scheduler = DispatchScheduler(queue: queue)
         let cancelledRan = SharedValue(false)
+        queue.suspend()
         let work = scheduler.schedule(after: 0.02) { cancelledRan.withLock { $0 = true } }
         work.cancel()
         work.cancel()  // idempotent
+        queue.resume()
         let later = expectation(description: "sentinel")
         scheduler.schedule(after: 0.1) { later.fulfill() }
         wait(for: [later], timeout: 5)
@@ -48,7 +54,11 @@ final class DispatchSchedulerTests: XCTestCase {
         let order = SharedValue<[Int]>([])
         let done = expectation(description: "all ran")
         done.expectedFulfillmentCount = 4
-        for (label, delay) in [(3, 0.09), (1, 0.03), (2, 0.06), (0, 0.0)] {
+        // Due times 0.3 s apart, each counted from one start: a stall of the test thread between
+        // two calls (under a sanitizer, on a busy machine) does not reorder them.
+        let start = Date()
+        for (label, due) in [(3, 0.9), (1, 0.3), (2, 0.6), (0, 0.0)] {
+            let delay = max(due - Date().timeIntervalSince(start), 0)
             scheduler.schedule(after: delay) {
                 order.withLock { $0.append(label) }
                 done.fulfill()

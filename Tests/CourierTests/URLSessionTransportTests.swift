@@ -231,7 +231,7 @@ extension URLSessionTransportTests {
     struct FractionalTimeout: RequestPlugin {
         func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
             var request = request
-            request.timeoutInterval = 0.8
+            request.timeoutInterval = 0.99   // the widest fraction below one second: FoundationNetworking would fire at once
             return request
         }
     }
@@ -241,8 +241,8 @@ extension URLSessionTransportTests {
         var configuration = NetworkClient.Configuration(baseURL: server.baseURL)
         configuration.plugins = [FractionalTimeout()]
         let client = NetworkClient(configuration: configuration)
-        let echo = try client.request(Call(path: "delay/0.05", timeout: 0.8)).wait(within: 10)
-        XCTAssertEqual(echo["delay"].double, 0.05)
+        let echo = try client.request(Call(path: "delay/0.02", timeout: 0.99)).wait(within: 10)
+        XCTAssertEqual(echo["delay"].double, 0.02)
     }
 }
 

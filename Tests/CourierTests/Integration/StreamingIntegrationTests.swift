@@ -40,7 +40,7 @@ final class StreamingIntegrationTests: IntegrationTestCase {
         let client = try makeClient()
         let endpoint = LiveEndpoint<EmptyResponse>(
             path: "drip", query: [URLQueryItem(name: "length", value: "none"), URLQueryItem(name: "stall_after", value: "1")],
-            timeout: 1)
+            timeout: 3)   // covers connecting and the head under a sanitizer; then the idle period
         let (received, error) = try await bounded { () -> (Int, (any Error)?) in
             var received = 0
             do {
