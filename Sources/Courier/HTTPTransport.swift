@@ -52,6 +52,10 @@ public struct TransportContext: Sendable {
     /// transport error cuts a resumable body short), so only it is ever given one; it owns the
     /// file for the attempt and appends a `206` answering for exactly the rest to it.
     var partialDownload: PartialDownload?
+    /// Whether a download's body that a transport error cuts short is kept for the next attempt
+    /// (``partialDownload``): set by the client for a download whose endpoint retries and accepts
+    /// `206`. Off for every other caller of a transport, who gets the transport's error as is.
+    var resumesDownloads = false
 
     /// Creates a context.
     ///

@@ -17,6 +17,8 @@ struct PartialDownload: Sendable, Equatable {
     let length: Int64
     /// What `If-Range` carries: the response's strong `ETag`, or its `Last-Modified` date.
     let validator: String
+    /// The whole body's length, when the server declared it.
+    let totalLength: Int64?
 
     /// Deletes the file.
     func discard() {
@@ -31,25 +33,36 @@ struct PartialDownload: Sendable, Equatable {
         return request
     }
 
-    /// Whether `status` and `headers` answer ``requestingRest(of:)``: a 206 whose `Content-Range`
-    /// starts right after the bytes held, with a body that is not compressed (its offsets
-    /// would count compressed bytes).
-    func isAnsweredBy(status: Int, headers: [String: String]) -> Bool {
+    /// The complete length of the body when `status` and `headers` answer ``requestingRest(of:)``
+    /// in full, `nil` otherwise: a 206 whose `Content-Range` runs from right after the bytes held
+    /// to the end of a body of known length (the length declared before, if one was), with a body
+    /// that is not compressed (its offsets would count compressed bytes), and no `ETag` other
+    /// than the one `If-Range` named (a server that ignored `If-Range` would send another's).
+    func answer(status: Int, headers: [String: String]) -> Int64? {
         guard status == 206, !Self.isCompressed(headers),
-              let range = headers.headerValue("Content-Range").flatMap(Self.firstByte(ofContentRange:)) else {
-            return false
+              let range = headers.headerValue("Content-Range").flatMap(Self.contentRange),
+              range.first == length, let complete = range.complete, range.last + 1 == complete,
+              totalLength == nil || totalLength == complete else {
+            return nil
         }
-        return range == length
+        if validator.hasPrefix("\""), let tag = headers.headerValue("ETag")?.trimmingCharacters(in: .whitespaces),
+           tag != validator {
+            return nil
+        }
+        return complete
     }
 
     /// The value a later `If-Range` may carry for the response `status`/`headers` to `request`,
     /// or `nil` when its body cannot be resumed: not a `200` (a `206` is the rest of a resumed
-    /// body, whose validator the client keeps), a request that asked for a range itself, a
-    /// compressed body, or no strong validator. A strong `ETag` is preferred; a
-    /// `Last-Modified` date counts only when the response's `Date` is at least a second later
-    /// (RFC 9110, 8.8.2.2: otherwise the date may not be a strong validator).
-    static func validator(status: Int, headers: [String: String], request: URLRequest?) -> String? {
-        guard status == 200, request?.value(forHTTPHeaderField: "Range") == nil, !isCompressed(headers) else { return nil }
+    /// body, whose validator the client keeps), a request whose caller asked for a range, a
+    /// compressed body, a weak `ETag` (even with a `Last-Modified`), or no validator. A strong
+    /// `ETag` is preferred; a `Last-Modified` date counts only when the response's `Date` is at
+    /// least a second later (RFC 9110, 8.8.2.2: otherwise the date may not be a strong validator).
+    ///
+    /// - Parameter callerSetRange: Whether the request carries a `Range` of the caller's (not
+    ///   one the client added to resume).
+    static func validator(status: Int, headers: [String: String], callerSetRange: Bool) -> String? {
+        guard status == 200, !callerSetRange, !isCompressed(headers) else { return nil }
         if let tag = headers.headerValue("ETag")?.trimmingCharacters(in: .whitespaces) {
             // A weak tag (W/"…") may not be used in If-Range; a malformed one is not trusted.
             guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\""),
@@ -75,8 +88,8 @@ struct PartialDownload: Sendable, Equatable {
         return !encoding.isEmpty && encoding != "identity"
     }
 
-    /// The first byte of `bytes <first>-<last>/<complete length or *>`, or `nil` for any other form.
-    static func firstByte(ofContentRange value: String) -> Int64? {
+    /// The bytes of `bytes <first>-<last>/<complete length or *>`, or `nil` for any other form.
+    static func contentRange(_ value: String) -> (first: Int64, last: Int64, complete: Int64?)? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = trimmed.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
@@ -84,10 +97,16 @@ struct PartialDownload: Sendable, Equatable {
         let bounds = rangeAndLength[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard rangeAndLength.count == 2, bounds.count == 2,
               bounds.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else {
+              let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last, last < Int64.max else {
             return nil
         }
-        return first
+        let lengthText = rangeAndLength[1]
+        if lengthText == "*" { return (first, last, nil) }
+        guard !lengthText.isEmpty, lengthText.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let complete = Int64(lengthText), last < complete else {
+            return nil
+        }
+        return (first, last, complete)
     }
 }
 

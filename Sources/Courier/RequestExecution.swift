@@ -87,10 +87,14 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             uploadFile = nil
             stagedForm = nil
         }
-        self.context = TransportContext(
+        var context = TransportContext(
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
             scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
             writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
+        // A download keeps what a dropped attempt saved only when a retry may resume it.
+        context.resumesDownloads = writesBodyToFile && endpoint.acceptedStatusCodes.contains(206)
+            && (endpoint.retryPolicy?.maximumRetryCount ?? 0) > 0
+        self.context = context
         self.decode = decode
         self.needsDecoding = needsDecoding
         self.resolver = resolver

@@ -58,19 +58,20 @@ final class BodyFileWriter: @unchecked Sendable {
     }
 
     /// Closes the file and hands over what it holds, to be resumed by a later attempt; `nil`
-    /// (and the file deleted) when it holds nothing or cannot be closed.
-    func keep(validator: String) -> PartialDownload? {
+    /// (and the file deleted) when it holds nothing, holds the whole body already (asking for
+    /// the rest would get a `416`), or cannot be closed.
+    func keep(validator: String, totalLength: Int64?) -> PartialDownload? {
         do {
             try finish()
         } catch {
             discard()
             return nil
         }
-        guard length > 0 else {
+        guard length > 0, totalLength.map({ length < $0 }) ?? true else {
             discard()
             return nil
         }
-        return PartialDownload(fileURL: url, length: length, validator: validator)
+        return PartialDownload(fileURL: url, length: length, validator: validator, totalLength: totalLength)
     }
 
     /// Closes and deletes the file: the request failed, or nobody will claim it.

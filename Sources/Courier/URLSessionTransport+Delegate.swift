@@ -26,6 +26,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var resume: PartialDownload?
         /// A download's `If-Range` validator, when a transport error would leave its body to be resumed.
         var validator: String?
+        /// A download that keeps a body cut short for the next attempt (``TransportContext/resumesDownloads``).
+        let resumable: Bool
+        /// The whole body's length, when the server declared it (a download).
+        var totalLength: Int64?
+        /// The body is the rest of a saved start: the file must end at ``totalLength``.
+        var appendsToSavedStart = false
         /// The body is sent from a file (an upload task).
         let uploadsFile: Bool
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
@@ -57,12 +63,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
         uploadsFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
-        resuming partial: PartialDownload? = nil,
+        resumable: Bool = false, resuming partial: PartialDownload? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
-            uploadsFile: uploadsFile, progress: progress, stream: stream)
+            resumable: toFile && resumable, uploadsFile: uploadsFile, progress: progress, stream: stream)
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
@@ -125,7 +131,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 // No size limit: the body goes to a file, created when its first chunk arrives.
                 swap(&staleFile, &entry.file)
                 let refused = Self.resumeOrStartOver(
-                    &entry, status: status, headers: headers, request: dataTask.originalRequest,
+                    &entry, status: status, headers: headers, declaredLength: expected, request: dataTask.originalRequest,
                     resumed: &resumed, unused: &unused)
                 tasks[identifier] = entry
                 report = entry.report
@@ -300,6 +306,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             entry.url = http.url
         }
         if error == nil, entry.failure == nil, let writer = entry.file {
+            if entry.appendsToSavedStart, writer.length != entry.totalLength {
+                // The rest ended early (or ran long): the file is not the body.
+                entry.failure = .transport(underlying: URLError(.badServerResponse))
+            }
             do {
                 try writer.finish()
             } catch {

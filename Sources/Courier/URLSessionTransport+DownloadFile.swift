@@ -10,27 +10,35 @@ extension URLSessionTransportDelegate {
     /// that start is `resumed` (reopened after the lock) and progress counts from it; otherwise
     /// the saved start is `unused` (deleted after the lock), and the body starts over in a new
     /// file. Either way the entry learns whether this body could be resumed in turn.
-    /// `true` when the head must be refused: a `206` for another part than the one asked for.
+    /// `true` when the head must be refused (the attempt fails with a retryable transport error,
+    /// and the next one starts over): a `206` that is not exactly the rest asked for, or a `416`.
     static func resumeOrStartOver(
-        _ entry: inout Entry, status: Int, headers: [String: String], request: URLRequest?,
+        _ entry: inout Entry, status: Int, headers: [String: String], declaredLength: Int64, request: URLRequest?,
         resumed: inout PartialDownload?, unused: inout PartialDownload?
     ) -> Bool {
         let offered = entry.resume
         entry.resume = nil
-        guard let offered, offered.isAnsweredBy(status: status, headers: headers) else {
-            unused = offered
-            if offered != nil && status == 206 {
-                // Not the rest that was asked for: saved as the whole body, it would be wrong.
-                entry.failure = entry.failure ?? .transport(underlying: URLError(.badServerResponse))
-                return true
-            }
-            entry.validator = PartialDownload.validator(status: status, headers: headers, request: request)
+        if let offered, let complete = offered.answer(status: status, headers: headers) {
+            resumed = offered
+            entry.validator = offered.validator
+            entry.totalLength = complete
+            entry.appendsToSavedStart = true
+            entry.transfer.bytesReceived = offered.length
+            entry.transfer.totalBytesToReceive = complete
             return false
         }
-        resumed = offered
-        entry.validator = offered.validator
-        entry.transfer.bytesReceived = offered.length
-        entry.transfer.totalBytesToReceive = entry.transfer.totalBytesToReceive.map { $0 + offered.length }
+        unused = offered
+        if offered != nil && (status == 206 || status == 416) {
+            // Not the whole rest that was asked for (saved, it would make a wrong file), or
+            // nothing to send (the saved start may have been the whole body): start over.
+            entry.failure = entry.failure ?? .transport(underlying: URLError(.badServerResponse))
+            return true
+        }
+        entry.totalLength = status == 200 && declaredLength >= 0 ? declaredLength : nil
+        // A Range on a request that resumes nothing is the caller's own.
+        let callerSetRange = offered == nil && request?.value(forHTTPHeaderField: "Range") != nil
+        entry.validator = entry.resumable
+            ? PartialDownload.validator(status: status, headers: headers, callerSetRange: callerSetRange) : nil
         return false
     }
 
@@ -88,6 +96,6 @@ extension URLSessionTransportDelegate {
         }
         guard let validator = entry.validator, let writer = entry.file else { return nil }
         entry.file = nil
-        return writer.keep(validator: validator)
+        return writer.keep(validator: validator, totalLength: entry.totalLength)
     }
 }

@@ -108,6 +108,7 @@ public final class URLSessionTransport: HTTPTransport {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             // A plugin may have removed the URL or set another scheme; URLSession must not see it.
             let reason = "URLSessionTransport sends http and https URLs only, not \(request.url.map { Redaction.redact($0) } ?? "a request without a URL")"
+            context.partialDownload?.discard()
             completion(.failure(NetworkError.invalidRequest(reason: reason)))
             return NoTask()
         }
@@ -146,8 +147,8 @@ public final class URLSessionTransport: HTTPTransport {
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize, bodySize: bodySize,
             toFile: context.writesBodyToFile, uploadsFile: context.uploadFile != nil,
-            progress: context.progress, stream: context.bodyStream, resuming: context.partialDownload,
-            completion: completion)
+            progress: context.progress, stream: context.bodyStream,
+            resumable: context.resumesDownloads, resuming: context.partialDownload, completion: completion)
         task.resume()
         return TaskHandle(task: task)
     }

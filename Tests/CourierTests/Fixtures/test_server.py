@@ -45,11 +45,14 @@ Routes (every route answers any method unless noted):
   /resumable/<key>?size=N&cuts=K1,K2&validator=etag|weak|date|none&changes=1
                              N bytes as /bytes/<n> does, with Accept-Ranges: bytes and the validator
                              (a strong ETag by default; weak: W/"..."; date: Last-Modified with a
-                             later Date; changes=1: the ETag differs on every request). A request
+                             later Date; changes=1: the ETag differs on every request, changes=once:
+                             from the second request on). A request
                              with Range: bytes=S- and a matching If-Range gets 206 and bytes S..N-1.
                              The Nth request's body stops at byte Ki (counted from the body's
                              start) and the socket is closed, when cuts has an Nth entry (with
                              hold=1 the socket is held open instead, until the client closes it).
+                             misbehave=short|offset|416 spoils the answer to a resuming request: a
+                             206 of only 1000 bytes, a 206 starting a byte early, or a 416.
   GET  /resumable/<key>/log  [{"range": R, "if_range": I, "status": S}] for each request, in order
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
@@ -524,7 +527,9 @@ class Handler(BaseHTTPRequestHandler):
         kind = first(query, "validator", "etag")
         attempt = STATE.next_attempt("resumable:" + key)
         headers = {"Accept-Ranges": "bytes"}
-        tag = '"v%d-%s"' % (attempt if first(query, "changes") == "1" else 1, key)
+        changes = first(query, "changes")
+        version = attempt if changes == "1" else (min(attempt, 2) if changes == "once" else 1)
+        tag = '"v%d-%s"' % (version, key)
         if kind == "etag":
             headers["ETag"] = tag
         elif kind == "weak":
@@ -538,12 +543,22 @@ class Handler(BaseHTTPRequestHandler):
                 and self.headers.get("If-Range") == current:
             start = int(wanted[len("bytes="):-1])
         status = 206 if 0 < start < size else 200
+        end = size
+        misbehave = first(query, "misbehave")
+        if status == 206 and misbehave == "416":
+            STATE.log_resumable(key, {"range": wanted, "if_range": self.headers.get("If-Range"), "status": 416})
+            self.send(416, b"", None, {"Content-Range": "bytes */%d" % size})
+            return
+        if status == 206 and misbehave == "short":
+            end = min(start + 1000, size)
+        if status == 206 and misbehave == "offset":
+            start -= 1
         if status == 200:
             start = 0
         else:
-            headers["Content-Range"] = "bytes %d-%d/%d" % (start, size - 1, size)
+            headers["Content-Range"] = "bytes %d-%d/%d" % (start, end - 1, size)
         STATE.log_resumable(key, {"range": wanted, "if_range": self.headers.get("If-Range"), "status": status})
-        data = pattern_bytes(size)[start:]
+        data = pattern_bytes(size)[start:end]
         cut = cuts[attempt - 1] - start if attempt <= len(cuts) else None
         self.send_response(status)
         self.send_header("Content-Type", "application/octet-stream")

@@ -142,6 +142,37 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(seen.map(\.range), [nil, "bytes=60000-"], "asked for the rest, but only of the same body")
     }
 
+    func test_givenAServerThatAnswersTheResumeWrongly_thenThatAttemptFailsAndTheNextStartsOver() throws {
+        for misbehaviour in ["short", "offset", "416"] {
+            let key = counterKey() + misbehaviour
+            let client = try makeClient()
+            let destination = scratch.appendingPathComponent("\(misbehaviour).bin")
+
+            let file = try value(of: client.download(endpoint(key, "cuts=70000&misbehave=\(misbehaviour)"), to: destination),
+                                 within: 30)
+
+            XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "\(misbehaviour): never stitched from wrong parts")
+            XCTAssertEqual(file.response.statusCode, 200, misbehaviour)
+            let seen = try log(key)
+            XCTAssertEqual(seen.map(\.range), [nil, "bytes=70000-", nil], "\(misbehaviour): the third attempt starts over")
+            XCTAssertEqual(seen.map(\.status), [200, misbehaviour == "416" ? 416 : 206, 200], misbehaviour)
+        }
+    }
+
+    func test_givenTheBodyChangedOnce_whenTheRestartedBodyIsCutToo_thenItIsResumedInTurn() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("restarted.bin")
+
+        _ = try value(of: client.download(endpoint(key, "cuts=60000,120000&changes=once"), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        let seen = try log(key)
+        XCTAssertEqual(seen.map(\.status), [200, 200, 206])
+        XCTAssertEqual(seen.map(\.range), [nil, "bytes=60000-", "bytes=120000-"])
+        XCTAssertEqual(seen.map(\.ifRange), [nil, "\"v1-\(key)\"", "\"v2-\(key)\""])
+    }
+
     func test_givenAnEndpointThatDoesNotAccept206_thenTheRetryStartsOver() throws {
         struct Only200: Endpoint {
             typealias Response = JSON
