@@ -10,7 +10,7 @@ import FoundationNetworking
 /// Made by `URLSessionTransport` when the response can be resumed (see ``validator(status:headers:request:)``);
 /// owned by the request between attempts, and by the transport during one. Whoever holds it
 /// last deletes the file when it is not used.
-struct PartialDownload: Sendable, Equatable {
+struct PartialDownload: Sendable {
     /// The transport's body file, holding the first ``length`` bytes of the body.
     let fileURL: URL
     /// How many bytes of the body the file holds.

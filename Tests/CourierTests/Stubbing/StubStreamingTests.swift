@@ -75,15 +75,23 @@ final class StubStreamingTests: XCTestCase {
         let clock = VirtualClock()
         let response = try await openStream(.streaming(pieces, every: 20), timeout: 5, clock: clock)
 
+        await assertTimesOutLeavingNothingScheduled(response, clock: clock)
+    }
+
+    /// Moves the clock past the idle timeout of a stream whose next piece is further away, and
+    /// checks that reading throws `.timedOut` and that the next piece is not scheduled any more.
+    private func assertTimesOutLeavingNothingScheduled(
+        _ response: StreamedResponse, clock: VirtualClock, file: StaticString = #filePath, line: UInt = #line
+    ) async {
         clock.advance(by: 10)
 
         var iterator = response.makeAsyncIterator()
-        await XCTAssertThrowsAsync(try await iterator.next()) { error in
-            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        await XCTAssertThrowsAsync(try await iterator.next(), file: file, line: line) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)", file: file, line: line)
         }
         // The client may still be attaching the stub's task when the body times out; it cancels
         // the task as it attaches it.
-        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the next piece is not scheduled any more")
+        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the next piece is not scheduled any more", file: file, line: line)
     }
 
     /// The stub's head may play before the call that scheduled it has stored its handle (the
@@ -98,13 +106,7 @@ final class StubStreamingTests: XCTestCase {
         let response = try await bounded { try await client.stream(StubJSONEndpoint(path: "chat", timeout: 5)) }
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the idle check and the first piece")
 
-        clock.advance(by: 10)
-
-        var iterator = response.makeAsyncIterator()
-        await XCTAssertThrowsAsync(try await iterator.next()) { error in
-            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
-        }
-        XCTAssertTrue(eventually { clock.pendingCount == 0 }, "the first piece is not scheduled any more")
+        await assertTimesOutLeavingNothingScheduled(response, clock: clock)
     }
 
     func test_givenTheReaderLeavesEarly_thenNoPieceIsLeftScheduled() async throws {

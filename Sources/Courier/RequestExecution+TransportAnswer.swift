@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RequestExecution {
+    // MARK: The transport's answer
+
+    /// The transport's answer for `attempt`.
+    ///
+    /// `sentOnCallersThread` tells where `send` was called: an answer that arrives inside `send`
+    /// runs there too.
+    func transportCompleted(
+        _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, generation: UInt64,
+        sentOnCallersThread: Bool
+    ) {
+        if case .failure(let failure) = result, let interrupted = failure as? InterruptedDownload {
+            return downloadInterrupted(interrupted, attempt: attempt, request: sent, generation: generation,
+                                       sentOnCallersThread: sentOnCallersThread)
+        }
+        var finishedTask = Phase.evaluating  // the transport's task, released after the lock
+        let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
+            guard state.attempt == attempt else { return nil }
+            let duringSend: Bool
+            switch state.phase {
+            case .preparing: duringSend = true
+            case .sending: duringSend = false
+            default: return nil
+            }
+            swap(&finishedTask, &state.phase)
+            state.authenticationGeneration = generation
+            defer { state.deadline = nil }
+            return (state.deadline, duringSend)
+        }
+        withExtendedLifetime(finishedTask) {}
+        guard let accepted else {
+            // Late: the request timed out or was cancelled. A body the transport wrote to a
+            // file is nobody's now.
+            DownloadStorage.discard(result)
+            return
+        }
+        accepted.deadline?.cancel()
+        evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
+    }
+
+    /// A download's attempt that a transport error cut short, with the body saved so far: kept
+    /// for the next attempt when there may be one (the request is still on this attempt, and the
+    /// endpoint accepts the `206` a resumed body ends with), deleted otherwise. Then the error
+    /// is handled as any transport error (retried or not).
+    ///
+    /// The deadline's own cancellation of the attempt arrives here late, the request already
+    /// waiting to retry: the saved body is kept then too, so a download that times out resumes.
+    @inline(never)
+    private func downloadInterrupted(
+        _ interrupted: InterruptedDownload, attempt: Int, request sent: URLRequest, generation: UInt64,
+        sentOnCallersThread: Bool
+    ) {
+        let resumable = acceptedStatusCodes.contains(206)
+        let kept = state.withLock { state -> Bool in
+            guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
+            switch state.phase {
+            case .preparing, .sending, .evaluating, .waitingToRetry: break
+            default: return false
+            }
+            state.partialDownload = interrupted.partial
+            return true
+        }
+        if !kept { interrupted.partial.discard() }
+        transportCompleted(
+            .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
+            sentOnCallersThread: sentOnCallersThread)
+    }
+}
