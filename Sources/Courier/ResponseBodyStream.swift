@@ -281,7 +281,7 @@ public final class ResponseBodyStream: Sendable {
     /// yet. One reader: the first iterator to ask reads the body, any other gets an error at
     /// once (and does not disturb the first). Cancelling the reading task stops the stream
     /// (``stop(with:)``), pieces waiting or not.
-    func next(for reader: ObjectIdentifier) async throws -> Data? {
+    func next(for reader: ObjectIdentifier) async throws(NetworkError) -> Data? {
         let admitted = state.withLock { state -> Bool in
             if let active = state.activeReader { return active == reader }
             state.activeReader = reader
@@ -300,7 +300,17 @@ public final class ResponseBodyStream: Sendable {
         case .failure(let error): throw error
         case .wait: break
         }
-        return try await withTaskCancellationHandler {
+        do {
+            return try await waitForPiece()
+        } catch {
+            // Only `NetworkError`s are ever resumed into the waiter.
+            throw NetworkError.fromTransport(error)
+        }
+    }
+
+    /// Waits for the next piece (or the body's end) as the reader.
+    private func waitForPiece() async throws -> Data? {
+        try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
                 // Resumed exactly once: here, or by the `yield`, `finish` or `stop` that takes the waiter.
                 let step = state.withLock { state -> Step in

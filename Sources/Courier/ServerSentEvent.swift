@@ -43,18 +43,23 @@ public struct ServerSentEvent: Sendable, Equatable {
 extension StreamedResponse {
     /// The body as Server-Sent Events: lines are gathered into events at each blank line;
     /// comments (`:` lines) and unknown fields are skipped, and a block without `data:` lines
-    /// dispatches nothing, as a browser's `EventSource` does. Lines end with LF or CR LF. The
-    /// client does not reconnect by itself.
+    /// dispatches nothing, as a browser's `EventSource` does. Lines end with LF, CR LF or CR.
+    /// This reads one response; ``NetworkClient/events(_:lastEventID:reconnection:)`` reconnects after a
+    /// dropped connection, as `EventSource` does.
     public var events: Events { Events(lines: lines) }
 
     /// The body's events; see ``StreamedResponse/events``.
     public struct Events: AsyncSequence, Sendable {
         /// One event.
         public typealias Element = ServerSentEvent
+        /// Reading fails only with a ``NetworkError``.
+        public typealias Failure = NetworkError
         let lines: Lines
 
         /// Reads events in order.
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Reading fails only with a ``NetworkError``.
+            public typealias Failure = NetworkError
             var lines: Lines.AsyncIterator
             var parser: EventParser
 
@@ -63,7 +68,7 @@ extension StreamedResponse {
             /// - Throws: A ``NetworkError`` when the body was cut short, when one event's data
             ///   passes ``NetworkClient/Configuration/maximumResponseSize`` bytes, or
             ///   ``NetworkError/cancelled`` when the reading task was cancelled.
-            public mutating func next() async throws -> ServerSentEvent? {
+            public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
                 while let line = try await lines.next() {
                     do {
                         if let event = try parser.consume(line) { return event }
@@ -91,7 +96,11 @@ struct EventParser {
     private var data = ""
     private var hasData = false
     private var lastID: String?
-    private var retry: Int?
+    /// The last event ID as of the last blank line (what a reconnection sends back): the
+    /// standard sets it when a block ends, with or without data.
+    private(set) var lastEventID: String?
+    /// The reconnection time in milliseconds, once a `retry:` field set it.
+    private(set) var retry: Int?
     private var isFirstLine = true
 
     init(limit: Int) { self.limit = limit }
@@ -140,6 +149,7 @@ struct EventParser {
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
+        lastEventID = lastID
         defer {
             event = ""
             data = ""

@@ -21,7 +21,7 @@ final class StreamedBodyReader: Sendable {
     }
 
     /// The next piece, for this reader (see ``ResponseBodyStream/next(for:)``).
-    func next() async throws -> Data? {
+    func next() async throws(NetworkError) -> Data? {
         try await stream.next(for: ObjectIdentifier(self))
     }
 

@@ -28,6 +28,8 @@ import Foundation
 public struct StreamedResponse: AsyncSequence, Sendable {
     /// One piece of the body, as the transport received it (its size depends on the network).
     public typealias Element = Data
+    /// Reading fails only with a ``NetworkError``.
+    public typealias Failure = NetworkError
 
     /// The response head: status, headers and URL; its ``HTTPResponse/body`` is empty.
     public let response: HTTPResponse
@@ -48,13 +50,15 @@ public struct StreamedResponse: AsyncSequence, Sendable {
 
     /// Reads the body's pieces in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Reading fails only with a ``NetworkError``.
+        public typealias Failure = NetworkError
         let reader: StreamedBodyReader
 
         /// The next piece, or `nil` once the body ended.
         ///
         /// - Throws: A ``NetworkError`` when the body was cut short, or ``NetworkError/cancelled``
         ///   when the reading task was cancelled.
-        public mutating func next() async throws -> Data? {
+        public mutating func next() async throws(NetworkError) -> Data? {
             try await reader.next()
         }
     }
@@ -71,19 +75,24 @@ public struct StreamedResponse: AsyncSequence, Sendable {
         reader.stream.stop()
     }
 
-    /// The body as lines of UTF-8 text (invalid bytes become U+FFFD), split at LF with a CR
-    /// before it removed; the last line counts even without a line break. Suits line-delimited
-    /// formats such as NDJSON and log tails; see ``events`` for Server-Sent Events.
+    /// The body as lines of UTF-8 text (invalid bytes become U+FFFD), split at LF, CR LF or a
+    /// lone CR, as `URL.lines` splits them; the last line counts even without a line break.
+    /// Suits line-delimited formats such as NDJSON and log tails; see ``events`` for
+    /// Server-Sent Events.
     public var lines: Lines { Lines(reader: reader) }
 
     /// The body's lines; see ``StreamedResponse/lines``.
     public struct Lines: AsyncSequence, Sendable {
         /// One line, without its line break.
         public typealias Element = String
+        /// Reading fails only with a ``NetworkError``.
+        public typealias Failure = NetworkError
         let reader: StreamedBodyReader
 
         /// Reads lines in order.
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Reading fails only with a ``NetworkError``.
+            public typealias Failure = NetworkError
             var splitter: LineSplitter
 
             /// The next line, or `nil` once the body ended.
@@ -91,7 +100,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
             /// - Throws: A ``NetworkError`` when the body was cut short, when one line is longer
             ///   than ``NetworkClient/Configuration/maximumResponseSize`` bytes, or
             ///   ``NetworkError/cancelled`` when the reading task was cancelled.
-            public mutating func next() async throws -> String? {
+            public mutating func next() async throws(NetworkError) -> String? {
                 try await splitter.next()
             }
         }
@@ -106,6 +115,11 @@ public struct StreamedResponse: AsyncSequence, Sendable {
 
 /// Cuts a streamed body into lines, holding at most one unfinished line. Each byte is searched
 /// for a line break once, however many pieces a long line arrives in.
+///
+/// A line ends at LF, CR LF or a lone CR (as `URL.lines` and the event-stream format read
+/// text). A CR that is the last byte received so far ends its line at once, so a server that
+/// ends lines with CR is not kept waiting for the next piece; an LF at the start of that next
+/// piece then completes the CR LF instead of making an empty line.
 struct LineSplitter {
     let reader: StreamedBodyReader
     private var pending: [UInt8] = []
@@ -113,19 +127,35 @@ struct LineSplitter {
     private var start = 0
     /// How far `pending` was searched for a line break without finding one.
     private var searched = 0
+    /// The last line ended at a CR that was the last byte received: an LF next belongs to it.
+    private var skipsLineFeed = false
     private var ended = false
 
     init(reader: StreamedBodyReader) { self.reader = reader }
 
-    mutating func next() async throws -> String? {
+    mutating func next() async throws(NetworkError) -> String? {
         if Task.isCancelled {
             reader.stream.stop()
             throw NetworkError.cancelled
         }
         while true {
-            if let newline = pending[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = text(pending[start..<newline])
-                start = newline + 1
+            if skipsLineFeed, start < pending.count {
+                skipsLineFeed = false
+                if pending[start] == UInt8(ascii: "\n") {
+                    start += 1
+                    searched = max(searched, start)
+                }
+            }
+            if let lineBreak = pending[max(start, searched)...].firstIndex(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+                let line = String(decoding: pending[start..<lineBreak], as: UTF8.self)
+                start = lineBreak + 1
+                if pending[lineBreak] == UInt8(ascii: "\r") {
+                    if start < pending.count {
+                        if pending[start] == UInt8(ascii: "\n") { start += 1 }
+                    } else {
+                        skipsLineFeed = true
+                    }
+                }
                 searched = start
                 if start == pending.count {
                     pending.removeAll(keepingCapacity: true)
@@ -148,7 +178,7 @@ struct LineSplitter {
                     start = 0
                     searched = 0
                 }
-                return text(pending[start...])
+                return String(decoding: pending[start...], as: UTF8.self)
             }
             guard let piece = try await reader.next() else {
                 ended = true
@@ -161,12 +191,5 @@ struct LineSplitter {
             }
             pending.append(contentsOf: piece)
         }
-    }
-
-    /// A line's text, without the CR of a CR LF.
-    private func text(_ bytes: ArraySlice<UInt8>) -> String {
-        var bytes = bytes
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -28,9 +28,9 @@ final class StreamedLinesTests: XCTestCase {
     }
 
     func test_givenAnyCutOfTheBody_thenTheLinesAreThoseOfTheWholeBody() async throws {
-        let body = "first\r\nsecond\n\nthird café ☕️\r\nlast"
+        let body = "first\r\nsecond\n\nthird café ☕️\r\nfourth\rfifth\r\r\nlast"
         let expected = try await lines([body])
-        XCTAssertEqual(expected, ["first", "second", "", "third café ☕️", "last"])
+        XCTAssertEqual(expected, ["first", "second", "", "third café ☕️", "fourth", "fifth", "", "last"])
         let bytes = Array(body.utf8)
         for cut in 1..<bytes.count {
             for second in (cut + 1)...bytes.count {
@@ -38,6 +38,42 @@ final class StreamedLinesTests: XCTestCase {
                 let split = try await response(pieces).lines.reduce(into: [String]()) { $0.append($1) }
                 XCTAssertEqual(split, expected, "cut at \(cut) and \(second)")
             }
+        }
+    }
+
+    func test_givenLoneCarriageReturns_thenTheyEndLinesAsURLLinesDoes() async throws {
+        let split = try await lines(["a\rb\r", "\rc\r", "\nd\r"])
+        XCTAssertEqual(split, ["a", "b", "", "c", "d"], "CR, CR LF across pieces, and a CR at the very end")
+    }
+
+    func test_givenALineEndingWithACarriageReturn_thenItIsReadBeforeTheNextPieceArrives() async throws {
+        let stream = ResponseBodyStream(accepting: { _ in true }, limit: .max)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
+        let streamed = StreamedResponse(head: HTTPResponse(statusCode: 200), reader: StreamedBodyReader(stream))
+        stream.yield(Data("data: now\r".utf8))
+
+        // The body stays open: waiting for the piece after the CR would time out here.
+        let first = try await bounded {
+            var iterator = streamed.lines.makeAsyncIterator()
+            return try await iterator.next()
+        }
+
+        XCTAssertEqual(first, "data: now")
+    }
+
+    func test_givenAnEventStreamWithCarriageReturnLineEnds_thenItsEventsAreRead() async throws {
+        let events = try await response(["data: one\r\rdata: two\r", "\r"]).events.reduce(into: [ServerSentEvent]()) { $0.append($1) }
+        XCTAssertEqual(events.map(\.data), ["one", "two"])
+    }
+
+    func test_readingFailsWithATypedNetworkError() async {
+        let streamed = response(["0123456789", "0123456789", "\n"], limit: 15)
+        do throws(NetworkError) {
+            for try await _ in streamed.lines {}
+            XCTFail("a line over the limit must fail")
+        } catch {
+            // `error` is a `NetworkError`: the loop's failure type is typed.
+            XCTAssertEqual(error.errorDescription?.contains("larger than 15 bytes"), true, "\(error)")
         }
     }
 

@@ -39,9 +39,13 @@ Routes (every route answers any method unless noted):
                              and sends 1 KiB every 50 ms until N bytes, the client closes the
                              connection, or 60 s pass: a body that does not end soon by itself;
                              with stall_after=K, sends nothing more after K pieces (holds the socket)
-  /events?count=N[&hold=1]   text/event-stream: a comment, then N events "id: i", "event: tick",
+  /events?count=N[&hold=1&per=K&retry=MS&cr=1]
+                             text/event-stream: a comment, then N events "id: i", "event: tick",
                              "data: tick i" / "data: of N"; with hold=1 the body does not end
-                             afterwards (the socket is held until the client closes it)
+                             afterwards (the socket is held until the client closes it). A request
+                             with Last-Event-ID: j starts at event j+1 (204 when j >= N); per=K
+                             ends the body after K events; retry=MS sends "retry: MS" first; cr=1
+                             ends lines with a lone CR
   /resumable/<key>?size=N&cuts=K1,K2&validator=etag|weak|date|none&changes=1
                              N bytes as /bytes/<n> does, with Accept-Ranges: bytes and the validator
                              (a strong ETag by default; weak: W/"..."; date: Last-Modified with a
@@ -489,14 +493,26 @@ class Handler(BaseHTTPRequestHandler):
     def route_events(self, parts, query, segments, body):
         self.close_connection = True
         count = max(int(first(query, "count", "3")), 0)
+        start = int(self.headers.get("Last-Event-ID") or "0") + 1
+        per = int(first(query, "per", str(count)))
+        eol = "\r" if first(query, "cr", "0") == "1" else "\n"
+        if start > count:
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         try:
             self.wfile.write(b": a comment the client skips\r\n\r\n")
-            for i in range(1, count + 1):
-                self.wfile.write(("id: %d\nevent: tick\ndata: tick %d\ndata: of %d\n\n" % (i, i, count)).encode())
+            retry = first(query, "retry", None)
+            if retry is not None:
+                self.wfile.write(("retry: %s%s%s" % (retry, eol, eol)).encode())
+            for i in range(start, min(count, start + per - 1) + 1):
+                event = "id: %d\nevent: tick\ndata: tick %d\ndata: of %d\n\n" % (i, i, count)
+                self.wfile.write(event.replace("\n", eol).encode())
                 self.wfile.flush()
             if first(query, "hold", "0") == "1":
                 self.hold_until_closed()

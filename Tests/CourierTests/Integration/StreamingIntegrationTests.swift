@@ -27,6 +27,22 @@ final class StreamingIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(events, (1...3).map { ServerSentEvent(event: "tick", data: "tick \($0)\nof 3", id: "\($0)") })
     }
 
+    func test_givenAnEventSourceOverConnectionsThatEnd_thenItResumesAfterTheLastIDUntilThe204() async throws {
+        let client = try makeClient()
+        // Two events per connection, the server asks for a 20 ms wait, lines end with a lone CR;
+        // the server starts after the Last-Event-ID it receives and answers 204 after event 5.
+        let endpoint = LiveEndpoint<EmptyResponse>(path: "events", query: [
+            URLQueryItem(name: "count", value: "5"), URLQueryItem(name: "per", value: "2"),
+            URLQueryItem(name: "retry", value: "20"), URLQueryItem(name: "cr", value: "1"),
+        ])
+        let events = try await bounded {
+            try await client.events(endpoint).reduce(into: [ServerSentEvent]()) { $0.append($1) }
+        }
+        XCTAssertEqual(events, (1...5).map {
+            ServerSentEvent(event: "tick", data: "tick \($0)\nof 5", id: "\($0)", retry: 20)
+        })
+    }
+
     func test_givenABodySentInPieces_thenEveryByteArrivesInOrder() async throws {
         let client = try makeClient()
         let endpoint = LiveEndpoint<EmptyResponse>(path: "drip", query: [URLQueryItem(name: "length", value: "5120")])

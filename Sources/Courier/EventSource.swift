@@ -1,0 +1,302 @@
+import Foundation
+
+extension NetworkClient {
+    /// Server-Sent Events from `endpoint` that survive a dropped connection, as a browser's
+    /// `EventSource` does: when the connection ends (the server closed it, the network dropped,
+    /// or no data came for the request's timeout), the client waits, reconnects with
+    /// `Last-Event-ID` set to the last event ID it received, and the loop goes on.
+    ///
+    /// ```swift
+    /// for try await event in client.events(Notifications()) {
+    ///     print(event.event, event.data)
+    ///     savedID = event.id                 // to resume after a relaunch: events(_:lastEventID:)
+    /// }
+    /// ```
+    ///
+    /// Each loop over the returned sequence opens its own connection; each connection is a
+    /// ``stream(_:)`` request, so it passes the pause gate, gets credentials, is retried by the
+    /// endpoint's ``RetryPolicy`` until its head arrives, and shows to plugins. The request carries
+    /// `Accept: text/event-stream` unless the endpoint sets `Accept`.
+    ///
+    /// - **Reconnects** after the body ends, a transport error or ``NetworkError/timedOut``. The
+    ///   wait is the server's last `retry:` field, else ``EventReconnection/delay``; it doubles
+    ///   for every further reconnection in a row that brings no event, up to
+    ///   ``EventReconnection/maximumDelay``. The wait runs on ``Configuration/scheduler`` (a
+    ///   ``VirtualClock`` drives it in tests).
+    /// - **Ends** (the loop finishes) on a `204 No Content`, which is how the standard lets a
+    ///   server say "stop", and after ``EventReconnection/maximumAttempts`` reconnections in a row
+    ///   without an event (then it throws the error that ended the last connection, or finishes
+    ///   when that connection ended normally).
+    /// - **Throws** without reconnecting on a status the endpoint does not accept (a `401` after
+    ///   the authenticator's refresh, a `404`, a `500` its retry policy gave up on), on a request
+    ///   that cannot be built, and ``NetworkError/cancelled`` when the task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The event stream to read; its `Response` type is not used.
+    ///   - lastEventID: The ID to resume after, sent as `Last-Event-ID` on the first connection
+    ///     too. Default `nil`: start from the server's current position.
+    ///   - reconnection: How long to wait and how often to try. Default:
+    ///     ``EventReconnection/init(delay:maximumDelay:maximumAttempts:)`` with its defaults
+    ///     (3 s, at most 30 s, without end).
+    /// - Returns: The events of every connection, in order.
+    public func events<E: Endpoint>(
+        _ endpoint: E, lastEventID: String? = nil, reconnection: EventReconnection = EventReconnection()
+    ) -> EventSource {
+        EventSource(
+            connect: { id async throws(NetworkError) in
+                do {
+                    return try await self.stream(EventStreamEndpoint(base: endpoint, lastEventID: id))
+                } catch {
+                    throw NetworkError.fromTransport(error)
+                }
+            },
+            scheduler: configuration.scheduler, lastEventID: lastEventID, reconnection: reconnection)
+    }
+}
+
+/// When and how often ``NetworkClient/events(_:lastEventID:reconnection:)`` reconnects.
+///
+/// ```swift
+/// // Try five times in a row at most, starting after one second.
+/// let feed = client.events(Feed(), reconnection: EventReconnection(delay: 1, maximumAttempts: 5))
+/// ```
+public struct EventReconnection: Sendable, Equatable {
+    /// Seconds to wait before reconnecting when the server sent no `retry:` field.
+    public var delay: TimeInterval
+    /// The longest wait, however many reconnections in a row brought no event (a server's
+    /// `retry:` longer than this is still honoured).
+    public var maximumDelay: TimeInterval
+    /// How many reconnections in a row may bring no event before the sequence gives up; `0`
+    /// never reconnects.
+    public var maximumAttempts: Int
+
+    /// Describes the reconnection.
+    ///
+    /// - Parameters:
+    ///   - delay: Seconds before a reconnection when the server named none. Default: 3, as
+    ///     browsers wait.
+    ///   - maximumDelay: The cap of the doubling wait. Default: 30 seconds.
+    ///   - maximumAttempts: Reconnections in a row without an event before giving up.
+    ///     Default: `Int.max`, never give up (as `EventSource`).
+    public init(delay: TimeInterval = 3, maximumDelay: TimeInterval = 30, maximumAttempts: Int = .max) {
+        self.delay = max(0, delay)
+        self.maximumDelay = max(0, maximumDelay)
+        self.maximumAttempts = max(0, maximumAttempts)
+    }
+
+    /// Never reconnect: the events of one connection, like ``StreamedResponse/events``.
+    public static let never = EventReconnection(maximumAttempts: 0)
+
+    /// The wait before the `attempt`th reconnection in a row without an event (1 for the first),
+    /// given the server's `retry:` in milliseconds.
+    func wait(beforeAttempt attempt: Int, serverRetry: Int?) -> TimeInterval {
+        let base = serverRetry.map { TimeInterval($0) / 1000 } ?? delay
+        let doublings = min(max(attempt - 1, 0), 62)
+        let grown = base * TimeInterval(UInt64(1) << doublings)
+        return attempt <= 1 ? base : max(base, min(grown, maximumDelay))
+    }
+}
+
+/// The events of an event stream across reconnections: the sequence
+/// ``NetworkClient/events(_:lastEventID:reconnection:)`` returns. Each loop connects anew.
+public struct EventSource: AsyncSequence, Sendable {
+    /// One event.
+    public typealias Element = ServerSentEvent
+    /// Reading fails only with a ``NetworkError``.
+    public typealias Failure = NetworkError
+
+    let connect: @Sendable (String?) async throws(NetworkError) -> StreamedResponse
+    let scheduler: any RequestScheduler
+    let lastEventID: String?
+    let reconnection: EventReconnection
+
+    /// Reads events, reconnecting as ``NetworkClient/events(_:lastEventID:reconnection:)`` describes.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Reading fails only with a ``NetworkError``.
+        public typealias Failure = NetworkError
+
+        let source: EventSource
+        var events: StreamedResponse.Events.AsyncIterator?
+        /// The ID of the last event block the server completed, sent back on reconnection.
+        var lastEventID: String?
+        /// The server's last `retry:` in milliseconds.
+        var serverRetry: Int?
+        /// Reconnections in a row that brought no event.
+        var attemptsWithoutEvent = 0
+        var connectionBroughtEvent = false
+        var isFinished = false
+
+        /// The next event, after as many reconnections as it takes; `nil` once the stream ended.
+        ///
+        /// - Throws: The ``NetworkError`` that ended the stream (see
+        ///   ``NetworkClient/events(_:lastEventID:reconnection:)``), or ``NetworkError/cancelled``.
+        public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
+            while !isFinished {
+                var ending: NetworkError?
+                if var current = events {
+                    do {
+                        let event = try await current.next()
+                        remember(current.parser)
+                        events = current
+                        if let event {
+                            connectionBroughtEvent = true
+                            attemptsWithoutEvent = 0
+                            return event
+                        }
+                    } catch {
+                        remember(current.parser)
+                        ending = error
+                    }
+                    events = nil
+                } else {
+                    do {
+                        let response = try await source.connect(lastEventID)
+                        if response.response.statusCode == 204 {
+                            isFinished = true
+                            return nil
+                        }
+                        events = response.events.makeAsyncIterator()
+                        connectionBroughtEvent = false
+                        continue
+                    } catch {
+                        ending = error
+                    }
+                }
+                try await reconnect(after: ending)
+            }
+            return nil
+        }
+
+        /// What the parser learned that outlives its connection.
+        private mutating func remember(_ parser: EventParser) {
+            lastEventID = parser.lastEventID ?? lastEventID
+            serverRetry = parser.retry ?? serverRetry
+        }
+
+        /// Waits before the next connection, or ends the sequence: rethrows an `ending` that
+        /// must not be retried, and gives up after too many reconnections without an event.
+        private mutating func reconnect(after ending: NetworkError?) async throws(NetworkError) {
+            if let ending, !Self.reconnects(after: ending) {
+                isFinished = true
+                throw ending
+            }
+            if connectionBroughtEvent { attemptsWithoutEvent = 0 }
+            connectionBroughtEvent = false
+            attemptsWithoutEvent += 1
+            guard attemptsWithoutEvent <= source.reconnection.maximumAttempts else {
+                isFinished = true
+                if let ending { throw ending }
+                return
+            }
+            let wait = source.reconnection.wait(beforeAttempt: attemptsWithoutEvent, serverRetry: serverRetry)
+            do {
+                try await source.scheduler.sleep(for: wait)
+            } catch {
+                isFinished = true
+                throw error
+            }
+        }
+
+        /// Errors after which a browser's `EventSource` reconnects: the connection, not the
+        /// request, failed.
+        static func reconnects(after error: NetworkError) -> Bool {
+            switch error {
+            case .transport, .timedOut: return true
+            default: return false
+            }
+        }
+    }
+
+    /// An iterator that connects when first asked for an event.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(source: self, lastEventID: lastEventID)
+    }
+}
+
+/// The endpoint of one event-stream connection: the base endpoint with `Accept` and
+/// `Last-Event-ID` added.
+struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
+    typealias Response = EmptyResponse
+    let base: Base
+    let lastEventID: String?
+
+    var path: String { base.path }
+    var method: HTTPMethod { base.method }
+    var query: [URLQueryItem] { base.query }
+    var headers: [String: String] {
+        var headers = base.headers
+        let names = Set(headers.keys.map { $0.lowercased() })
+        if !names.contains("accept") { headers["Accept"] = "text/event-stream" }
+        if let lastEventID, !lastEventID.isEmpty, !names.contains("last-event-id") {
+            headers["Last-Event-ID"] = lastEventID
+        }
+        return headers
+    }
+    var body: RequestBody { base.body }
+    var timeout: TimeInterval? { base.timeout }
+    var retryPolicy: RetryPolicy? { base.retryPolicy }
+    var requiresAuthentication: Bool { base.requiresAuthentication }
+    var sampleData: Data { base.sampleData }
+    var acceptedStatusCodes: StatusCodeSet { base.acceptedStatusCodes }
+}
+
+extension RequestScheduler {
+    /// Waits `delay` seconds on this scheduler; cancelling the task ends the wait early with
+    /// ``NetworkError/cancelled``.
+    func sleep(for delay: TimeInterval) async throws(NetworkError) {
+        let state = Protected<SleepState>(.waiting)
+        let finished: Bool = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
+                let work = schedule(after: delay) {
+                    SleepState.finish(state, cancelled: false)
+                }
+                // Resumed once: by the scheduled work, or by a cancellation before or after this.
+                let resumeNow = state.withLock { sleep -> Bool? in
+                    switch sleep {
+                    case .waiting:
+                        sleep = .suspended(continuation, work)
+                        return nil
+                    case .done(let cancelled):
+                        return !cancelled
+                    case .suspended:
+                        return nil
+                    }
+                }
+                if let resumeNow {
+                    if !resumeNow { work.cancel() }
+                    continuation.resume(returning: resumeNow)
+                }
+            }
+        } onCancel: {
+            SleepState.finish(state, cancelled: true)
+        }
+        if !finished || Task.isCancelled { throw .cancelled }
+    }
+}
+
+/// One ``RequestScheduler/sleep(for:)``: waiting to suspend, suspended, or over.
+enum SleepState: Sendable {
+    case waiting
+    case suspended(UnsafeContinuation<Bool, Never>, ScheduledWork)
+    case done(cancelled: Bool)
+
+    /// Ends the sleep (the first call wins): resumes the suspended task, or records the outcome
+    /// for the task that has not suspended yet.
+    static func finish(_ state: Protected<SleepState>, cancelled: Bool) {
+        let suspended = state.withLock { sleep -> (UnsafeContinuation<Bool, Never>, ScheduledWork)? in
+            switch sleep {
+            case .waiting:
+                sleep = .done(cancelled: cancelled)
+                return nil
+            case .suspended(let continuation, let work):
+                sleep = .done(cancelled: cancelled)
+                return (continuation, work)
+            case .done:
+                return nil
+            }
+        }
+        guard let (continuation, work) = suspended else { return }
+        if cancelled { work.cancel() }
+        continuation.resume(returning: !cancelled)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `NetworkClient.events(_:lastEventID:reconnection:)`: reconnects with `Last-Event-ID` after
+/// the connection ends, waits as the server and the policy say, and stops where `EventSource`
+/// stops (204, an error status, cancellation, too many attempts).
+final class EventSourceTests: XCTestCase {
+    private let feed = StubJSONEndpoint(path: "feed", timeout: 100)
+
+    /// A client whose `feed` route answers `responses` in turn, on `scheduler`.
+    private func client(
+        _ responses: [StubResponse], scheduler: ShortWorkScheduler = ShortWorkScheduler(), recorder: StubRecorder
+    ) -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.scheduler = scheduler
+        return NetworkClient.stubbing().stub(.get, "feed", sequence: responses).recording(into: recorder)
+            .makeClient(configuration: configuration)
+    }
+
+    /// Reads `count` events (or up to the end) from `source`.
+    private func read(_ source: EventSource, count: Int = .max) async throws -> [ServerSentEvent] {
+        try await bounded {
+            var events: [ServerSentEvent] = []
+            for try await event in source {
+                events.append(event)
+                if events.count == count { break }
+            }
+            return events
+        }
+    }
+
+    private func lastEventIDs(_ recorder: StubRecorder) -> [String?] {
+        recorder.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") }
+    }
+
+    func test_givenTheStreamEnds_thenItReconnectsWithTheLastEventIDUntilA204() async throws {
+        let recorder = StubRecorder()
+        let client = client([
+            .events([ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "2")], every: 0),
+            .events([ServerSentEvent(data: "c", id: "3")], every: 0),
+            StubResponse(status: 204),
+        ], recorder: recorder)
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 0)))
+
+        XCTAssertEqual(events.map(\.data), ["a", "b", "c"])
+        XCTAssertEqual(lastEventIDs(recorder), [nil, "2", "3"])
+        XCTAssertEqual(recorder.requests.map { $0.value(forHTTPHeaderField: "Accept") },
+                       Array(repeating: "text/event-stream", count: 3))
+    }
+
+    func test_givenALastEventID_thenTheFirstConnectionResumesAfterIt() async throws {
+        let recorder = StubRecorder()
+        let client = client([.events([ServerSentEvent(data: "8", id: "8")], every: 0), StubResponse(status: 204)],
+                            recorder: recorder)
+
+        let events = try await read(client.events(feed, lastEventID: "7", reconnection: EventReconnection(delay: 0)))
+
+        XCTAssertEqual(events.map(\.data), ["8"])
+        XCTAssertEqual(lastEventIDs(recorder), ["7", "8"])
+    }
+
+    func test_givenABlockCutShort_thenItsIDIsNotSentBack() async throws {
+        let recorder = StubRecorder()
+        let pieces = ["id: 1\ndata: whole\n\n", "id: 2\ndata: cut before its blank line"].map { Data($0.utf8) }
+        let client = client([.streaming(pieces, every: 0), StubResponse(status: 204)], recorder: recorder)
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 0)))
+
+        XCTAssertEqual(events.map(\.data), ["whole"])
+        XCTAssertEqual(lastEventIDs(recorder), [nil, "1"], "the standard keeps an ID only when its block ends")
+    }
+
+    func test_givenFailedReconnections_thenTheWaitFollowsTheServersRetryAndDoublesUpToTheCap() async throws {
+        let scheduler = ShortWorkScheduler()
+        let lost = StubResponse.failure(URLError(.networkConnectionLost))
+        let client = client([
+            .events([ServerSentEvent(data: "a", id: "1", retry: 2000)], every: 0),
+            lost, lost, lost,
+            .events([ServerSentEvent(data: "b")], every: 0),
+            lost,
+            .events([ServerSentEvent(data: "c")], every: 0),
+        ], scheduler: scheduler, recorder: StubRecorder())
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 1, maximumDelay: 10)), count: 3)
+
+        XCTAssertEqual(events.map(\.data), ["a", "b", "c"])
+        // 2 s from the server, doubled for each reconnection in a row without an event, capped at
+        // 10 s; an event starts the count again.
+        XCTAssertEqual(scheduler.delays.filter { $0 > 0 && $0 < 30 }, [2, 4, 8, 10, 2, 4])
+    }
+
+    func test_givenTooManyReconnectionsWithoutAnEvent_thenTheLastErrorIsThrown() async throws {
+        let recorder = StubRecorder()
+        let refused = StubResponse.failure(URLError(.cannotConnectToHost))
+        let client = client([refused, refused, refused, .events([ServerSentEvent(data: "late")], every: 0)],
+                            recorder: recorder)
+
+        await XCTAssertThrowsAsync(try await self.read(client.events(feed, reconnection: EventReconnection(delay: 0, maximumAttempts: 2)))) { error in
+            guard case .transport(let underlying)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertEqual((underlying as? URLError)?.code, .cannotConnectToHost)
+        }
+        XCTAssertEqual(recorder.count, 3, "the first connection and two reconnections")
+    }
+
+    func test_givenAnErrorStatus_thenItThrowsWithoutReconnecting() async throws {
+        let recorder = StubRecorder()
+        let client = client([.json(#"{"message":"no such feed"}"#, status: 404), .events([], every: 0)], recorder: recorder)
+
+        await XCTAssertThrowsAsync(try await self.read(client.events(feed, reconnection: EventReconnection(delay: 0)))) { error in
+            guard case .clientError(404, let metadata, _)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertEqual(metadata?.message, "no such feed")
+        }
+        XCTAssertEqual(recorder.count, 1)
+    }
+
+    func test_givenNeverReconnect_thenOneConnectionsEventsAreRead() async throws {
+        let recorder = StubRecorder()
+        let client = client([.events([ServerSentEvent(data: "only")], every: 0), .events([], every: 0)], recorder: recorder)
+
+        let events = try await read(client.events(feed, reconnection: .never))
+
+        XCTAssertEqual(events.map(\.data), ["only"])
+        XCTAssertEqual(recorder.count, 1)
+    }
+
+    func test_givenTheTaskIsCancelledWhileWaiting_thenTheLoopThrowsCancelledAndTheWaitIsDropped() async throws {
+        let scheduler = ShortWorkScheduler()
+        let client = client([.events([ServerSentEvent(data: "a")], every: 0)], scheduler: scheduler, recorder: StubRecorder())
+        let source = client.events(feed, reconnection: EventReconnection(delay: 40))   // held: longer than the scheduler runs
+        let reading = Task { () -> (events: [String], error: (any Error)?) in
+            var events: [String] = []
+            do {
+                for try await event in source { events.append(event.data) }
+            } catch {
+                return (events, error)
+            }
+            return (events, nil)
+        }
+
+        XCTAssertTrue(scheduler.waitForHeldWork(delay: 40), "the loop is waiting to reconnect")
+        reading.cancel()
+        let outcome = try await bounded { await reading.value }
+
+        XCTAssertEqual(outcome.events, ["a"])
+        XCTAssertTrue(outcome.error.map(isCancellation) ?? false, "\(String(describing: outcome.error))")
+        XCTAssertEqual(scheduler.cancelledDelays.filter { $0 == 40 }, [40], "the wait does not stay scheduled")
+    }
+
+    func test_reconnectionRules() {
+        let policy = EventReconnection(delay: 3, maximumDelay: 30)
+        XCTAssertEqual((1...6).map { policy.wait(beforeAttempt: $0, serverRetry: nil) }, [3, 6, 12, 24, 30, 30])
+        XCTAssertEqual(policy.wait(beforeAttempt: 1, serverRetry: 60_000), 60, "a server's longer retry is honoured")
+        XCTAssertEqual(policy.wait(beforeAttempt: 3, serverRetry: 60_000), 60)
+        XCTAssertEqual(policy.wait(beforeAttempt: Int.max, serverRetry: 500), 30, "no overflow")
+        XCTAssertTrue(EventSource.AsyncIterator.reconnects(after: .timedOut))
+        XCTAssertTrue(EventSource.AsyncIterator.reconnects(after: .transport(underlying: URLError(.networkConnectionLost))))
+        XCTAssertFalse(EventSource.AsyncIterator.reconnects(after: .cancelled))
+        XCTAssertFalse(EventSource.AsyncIterator.reconnects(after: .serverError(statusCode: 503, metadata: nil, response: HTTPResponse(statusCode: 503))))
+        XCTAssertFalse(EventSource.AsyncIterator.reconnects(after: .responseTooLarge(limit: 10)))
+    }
+
+    func test_givenTheEndpointSetsAccept_thenItIsKept() {
+        var endpoint = feed
+        endpoint.headers = ["accept": "application/x-ndjson"]
+        let wrapped = EventStreamEndpoint(base: endpoint, lastEventID: "")
+        XCTAssertEqual(wrapped.headers, ["accept": "application/x-ndjson"], "an empty ID is not sent")
+    }
+}
+
+/// Runs work due within 30 s at once (on another thread), holds later work until it is
+/// cancelled, and records every delay: request deadlines stay pending, reconnection waits are
+/// instant and visible.
+final class ShortWorkScheduler: RequestScheduler {
+    private let state = Protected((delays: [TimeInterval](), cancelled: [TimeInterval]()))
+    private let held = DispatchSemaphore(value: 0)
+
+    var delays: [TimeInterval] { state.withLock { $0.delays } }
+    var cancelledDelays: [TimeInterval] { state.withLock { $0.cancelled } }
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        state.withLock { $0.delays.append(delay) }
+        if delay < 30 {
+            let handle = Protected<(@Sendable () -> Void)?>(work)
+            DispatchQueue.global().async { handle.withLock { stored in defer { stored = nil }; return stored }?() }
+            return ScheduledWork { handle.withLock { $0 = nil } }
+        }
+        if delay < 100 { held.signal() }
+        return ScheduledWork { [state] in state.withLock { $0.cancelled.append(delay) } }
+    }
+
+    /// Waits (bounded) until work of `delay` seconds was scheduled.
+    func waitForHeldWork(delay: TimeInterval) -> Bool {
+        while held.wait(timeout: .now() + 10) == .success {
+            if delays.contains(delay) { return true }
+        }
+        return false
+    }
+}
