@@ -10,9 +10,47 @@ import Musl
 /// Files the client creates or reads on the caller's behalf, opened so that neither another
 /// user nor a file swapped in at the last moment can interfere.
 enum PrivateFile {
-    /// A new, unused name in the temporary directory: `<prefix><UUID>`.
+    /// A new, unused name in the temporary directory: `<prefix><UUID>`. The first call in a
+    /// process also starts ``sweepStaleTemporaryFiles(in:olderThan:now:)`` in the background.
     static func temporaryURL(prefix: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent(prefix + UUID().uuidString)
+        _ = sweepOnce
+        return FileManager.default.temporaryDirectory.appendingPathComponent(prefix + UUID().uuidString)
+    }
+
+    /// The name prefixes of the temporary files the client creates: download bodies (and their
+    /// resumable parts) and staged multipart forms.
+    static let temporaryPrefixes = ["courier-download-", "courier-upload-"]
+
+    /// How old a temporary file of the client's must be before a sweep deletes it: no request
+    /// lives this long, so such a file was left by a process that was killed or crashed.
+    static let staleAge: TimeInterval = 24 * 60 * 60
+
+    private static let sweepOnce: Void = {
+        DispatchQueue.global(qos: .utility).async {
+            _ = sweepStaleTemporaryFiles(in: FileManager.default.temporaryDirectory, olderThan: staleAge)
+        }
+    }()
+
+    /// Deletes this process's user's regular files in `directory` named with one of
+    /// ``temporaryPrefixes`` and last modified more than `age` seconds before `now` (a download
+    /// being written is modified as it goes, and a staged form lives no longer than its request).
+    /// Files of other users are left alone: the sticky temporary directory refuses to delete them.
+    ///
+    /// - Returns: The files deleted.
+    @discardableResult
+    static func sweepStaleTemporaryFiles(in directory: URL, olderThan age: TimeInterval, now: Date = Date()) -> [URL] {
+        let keys: [URLResourceKey] = [.isRegularFileKey, .contentModificationDateKey]
+        guard let entries = try? FileManager.default.contentsOfDirectory(
+            at: directory, includingPropertiesForKeys: keys, options: [.skipsSubdirectoryDescendants]
+        ) else { return [] }
+        var deleted: [URL] = []
+        for entry in entries where temporaryPrefixes.contains(where: entry.lastPathComponent.hasPrefix) {
+            guard let values = try? entry.resourceValues(forKeys: Set(keys)), values.isRegularFile == true,
+                  let modified = values.contentModificationDate, now.timeIntervalSince(modified) > age
+            else { continue }
+            if (try? FileManager.default.removeItem(at: entry)) != nil { deleted.append(entry) }
+        }
+        return deleted
     }
 
     /// Creates `url` for writing, readable and writable by this user only (mode 0600: the shared
