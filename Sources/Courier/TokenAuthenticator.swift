@@ -66,6 +66,11 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     private var refreshesStarted = 0
     private var refreshStarts: [Date] = []
 
+    /// For tests: called with a refresh's number when its work settled, before its token is
+    /// installed (`true`) and after its callers were told (`false`), to hold a refresh at that
+    /// point as a stalled thread would. `nil` (nothing called) unless a test sets it.
+    let refreshFinishingHook = Protected<(@Sendable (_ refresh: Int, _ isBefore: Bool) -> Void)?>(nil)
+
     /// Creates a token authenticator.
     ///
     /// - Parameters:
@@ -180,6 +185,9 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         if inFlight === promise { inFlightWork = work }
         lock.unlock()
         work.tap { [self] result in
+            let hook = refreshFinishingHook.withLock { $0 }
+            hook?(number, true)
+            defer { hook?(number, false) }
             var newToken: String?
             let outcome: Result<Void, any Error>
             switch result {

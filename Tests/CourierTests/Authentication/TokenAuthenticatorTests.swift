@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import Foundation
 import Promises
 import XCTest
@@ -42,6 +42,47 @@ final class TokenAuthenticatorTests: XCTestCase {
         var request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.com/me")))
         request = auth.apply(to: request)
         XCTAssertEqual(request.value(forHTTPHeaderField: "Authorization"), "Bearer new")
+    }
+
+    /// A refresh whose work succeeded just as its last caller gave up must not install its token
+    /// over that of a newer refresh that finished first (a stalled thread made that possible).
+    func test_givenAnAbandonedRefreshFinishesAfterANewerOne_thenTheNewerTokenStays() throws {
+        let (firstWork, finishFirst) = Promise<String>.pending()
+        let calls = SharedValue(0)
+        let auth = TokenAuthenticator(token: "old") { _ in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return call == 1 ? firstWork : .value("newer")
+        }
+        let firstStalls = DispatchSemaphore(value: 0)
+        let releaseFirst = DispatchSemaphore(value: 0)
+        let firstDone = DispatchSemaphore(value: 0)
+        auth.refreshFinishingHook.withLock { hook in
+            hook = { (refresh: Int, isBefore: Bool) in
+                guard refresh == 1 else { return }
+                if isBefore {
+                    firstStalls.signal()
+                    _ = releaseFirst.wait(timeout: .now() + 10)
+                } else {
+                    firstDone.signal()
+                }
+            }
+        }
+
+        let firstCaller = auth.refresh(failedCredential: "old")
+        finishFirst.fulfill("older")
+        XCTAssertEqual(firstStalls.wait(timeout: .now() + 5), .success, "the first refresh's work settled")
+        firstCaller.cancel()   // its only caller gives up: a new refresh may start
+        let secondCaller = auth.refresh(failedCredential: "old")
+        XCTAssertNoThrow(try secondCaller.wait(within: 5))
+        XCTAssertEqual(auth.token, "newer")
+        releaseFirst.signal()
+        XCTAssertEqual(firstDone.wait(timeout: .now() + 5), .success)
+
+        XCTAssertEqual(auth.token, "newer", "the abandoned refresh's older token replaced the newer one")
+        XCTAssertEqual(calls.withLock { $0 }, 2)
     }
 
     /// A refresh nobody waits for any more is cancelled, so a refresh closure that never ends
