@@ -14,22 +14,28 @@ extension NetworkClient {
     /// ```
     ///
     /// Each loop over the returned sequence opens its own connection; each connection is a
-    /// ``stream(_:)`` request, so it passes the pause gate, gets credentials, is retried by the
-    /// endpoint's ``RetryPolicy`` until its head arrives, and shows to plugins. The request carries
-    /// `Accept: text/event-stream` unless the endpoint sets `Accept`.
+    /// ``stream(_:)`` request of `endpoint`, so it passes the pause gate, gets credentials, is
+    /// retried by the endpoint's ``RetryPolicy`` until its head arrives, and shows to plugins
+    /// (as `endpoint` itself). The request carries `Accept: text/event-stream` unless the
+    /// endpoint sets `Accept`, and `Last-Event-ID` unless the endpoint sets it.
     ///
     /// - **Reconnects** after the body ends, a transport error or ``NetworkError/timedOut``. The
-    ///   wait is the server's last `retry:` field, else ``EventReconnection/delay``; it doubles
-    ///   for every further reconnection in a row that brings no event, up to
-    ///   ``EventReconnection/maximumDelay``. The wait runs on ``Configuration/scheduler`` (a
-    ///   ``VirtualClock`` drives it in tests).
+    ///   wait is the server's last `retry:` field (up to a day), else
+    ///   ``EventReconnection/delay``; it doubles (from at least 0.25 s) for every further
+    ///   reconnection in a row that brings no event, up to ``EventReconnection/maximumDelay``.
+    ///   The wait runs on ``Configuration/scheduler`` (a ``VirtualClock`` drives it in tests).
     /// - **Ends** (the loop finishes) on a `204 No Content`, which is how the standard lets a
     ///   server say "stop", and after ``EventReconnection/maximumAttempts`` reconnections in a row
     ///   without an event (then it throws the error that ended the last connection, or finishes
     ///   when that connection ended normally).
     /// - **Throws** without reconnecting on a status the endpoint does not accept (a `401` after
     ///   the authenticator's refresh, a `404`, a `500` its retry policy gave up on), on a request
-    ///   that cannot be built, and ``NetworkError/cancelled`` when the task is cancelled.
+    ///   that cannot be built, on a response whose `Content-Type` is not `text/event-stream`
+    ///   (``EventSourceError/notAnEventStream(contentType:)``; a response without one is read),
+    ///   and ``NetworkError/cancelled`` when the task is cancelled.
+    ///
+    /// Events carry the last event ID and reconnection time across connections: an event
+    /// without `id:` after a reconnection has the ID sent back.
     ///
     /// - Parameters:
     ///   - endpoint: The event stream to read; its `Response` type is not used.
@@ -45,13 +51,32 @@ extension NetworkClient {
         EventSource(
             connect: { id async throws(NetworkError) in
                 do {
-                    return try await self.stream(EventStreamEndpoint(base: endpoint, lastEventID: id))
+                    return try await self.stream(endpoint, headers: EventSource.headers(for: endpoint, lastEventID: id))
                 } catch {
                     throw NetworkError.fromTransport(error)
                 }
             },
             scheduler: configuration.scheduler, lastEventID: lastEventID, reconnection: reconnection)
     }
+}
+
+/// Why ``NetworkClient/events(_:lastEventID:reconnection:)`` would not read a response; it
+/// reaches the loop inside ``NetworkError/decodingFailed(underlying:response:)``.
+public enum EventSourceError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The response names a `Content-Type` other than `text/event-stream` (a captive portal's
+    /// HTML page, say); the source does not reconnect, as a browser's `EventSource` fails.
+    case notAnEventStream(contentType: String)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .notAnEventStream(let contentType):
+            "The response is not an event stream (Content-Type: \(contentType))"
+        }
+    }
+
+    /// The same text as ``description``, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// When and how often ``NetworkClient/events(_:lastEventID:reconnection:)`` reconnects.
@@ -87,13 +112,22 @@ public struct EventReconnection: Sendable, Equatable {
     /// Never reconnect: the events of one connection, like ``StreamedResponse/events``.
     public static let never = EventReconnection(maximumAttempts: 0)
 
+    /// The shortest wait the doubling starts from, so that a zero delay (or `retry: 0`) does not
+    /// reconnect in a tight loop to a server that keeps failing.
+    static let shortestGrowingWait: TimeInterval = 0.25
+
+    /// The longest server `retry:` honoured: one day (a larger one is a server's mistake, and
+    /// would never end).
+    static let longestServerWait: TimeInterval = 86_400
+
     /// The wait before the `attempt`th reconnection in a row without an event (1 for the first),
     /// given the server's `retry:` in milliseconds.
     func wait(beforeAttempt attempt: Int, serverRetry: Int?) -> TimeInterval {
-        let base = serverRetry.map { TimeInterval($0) / 1000 } ?? delay
-        let doublings = min(max(attempt - 1, 0), 62)
-        let grown = base * TimeInterval(UInt64(1) << doublings)
-        return attempt <= 1 ? base : max(base, min(grown, maximumDelay))
+        let base = serverRetry.map { min(TimeInterval($0) / 1000, Self.longestServerWait) } ?? delay
+        guard attempt > 1 else { return base }
+        let doublings = min(attempt - 1, 62)
+        let grown = max(base, Self.shortestGrowingWait) * TimeInterval(UInt64(1) << doublings)
+        return max(base, min(grown, maximumDelay))
     }
 }
 
@@ -149,13 +183,21 @@ public struct EventSource: AsyncSequence, Sendable {
                     }
                     events = nil
                 } else {
-                    do {
+                    do throws(NetworkError) {
                         let response = try await source.connect(lastEventID)
                         if response.response.statusCode == 204 {
                             isFinished = true
                             return nil
                         }
-                        events = response.events.makeAsyncIterator()
+                        guard EventSource.isEventStream(response.response) else {
+                            response.cancel()
+                            throw NetworkError.decodingFailed(underlying: EventSourceError.notAnEventStream(
+                                contentType: response.response.header("Content-Type") ?? ""), response: response.response)
+                        }
+                        var iterator = response.events.makeAsyncIterator()
+                        // The ID and reconnection time carry over from the connections before.
+                        iterator.parser.carryOver(lastEventID: lastEventID, retry: serverRetry)
+                        events = iterator
                         connectionBroughtEvent = false
                         continue
                     } catch {
@@ -213,31 +255,27 @@ public struct EventSource: AsyncSequence, Sendable {
     }
 }
 
-/// The endpoint of one event-stream connection: the base endpoint with `Accept` and
-/// `Last-Event-ID` added.
-struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
-    typealias Response = EmptyResponse
-    let base: Base
-    let lastEventID: String?
-
-    var path: String { base.path }
-    var method: HTTPMethod { base.method }
-    var query: [URLQueryItem] { base.query }
-    var headers: [String: String] {
-        var headers = base.headers
-        let names = Set(headers.keys.map { $0.lowercased() })
-        if !names.contains("accept") { headers["Accept"] = "text/event-stream" }
-        if let lastEventID, !lastEventID.isEmpty, !names.contains("last-event-id") {
+extension EventSource {
+    /// The headers one connection adds to `endpoint`'s: `Accept: text/event-stream` unless the
+    /// endpoint sets `Accept`, and `Last-Event-ID` when there is an ID that a header can carry.
+    static func headers<E: Endpoint>(for endpoint: E, lastEventID: String?) -> [String: String] {
+        let declared = Set(endpoint.headers.keys.map { $0.lowercased() })
+        var headers: [String: String] = [:]
+        if !declared.contains("accept") { headers["Accept"] = "text/event-stream" }
+        if let lastEventID, !lastEventID.isEmpty, HeaderValidation.isValidValue(lastEventID),
+           !declared.contains("last-event-id") {
             headers["Last-Event-ID"] = lastEventID
         }
         return headers
     }
-    var body: RequestBody { base.body }
-    var timeout: TimeInterval? { base.timeout }
-    var retryPolicy: RetryPolicy? { base.retryPolicy }
-    var requiresAuthentication: Bool { base.requiresAuthentication }
-    var sampleData: Data { base.sampleData }
-    var acceptedStatusCodes: StatusCodeSet { base.acceptedStatusCodes }
+
+    /// Whether a response head may be read as an event stream: its `Content-Type` is
+    /// `text/event-stream` (parameters aside), or it names none.
+    static func isEventStream(_ response: HTTPResponse) -> Bool {
+        guard let type = response.header("Content-Type") else { return true }
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+    }
 }
 
 extension RequestScheduler {
@@ -282,7 +320,7 @@ enum SleepState: Sendable {
 
     /// Ends the sleep (the first call wins): resumes the suspended task, or records the outcome
     /// for the task that has not suspended yet.
-    static func finish(_ state: Protected<SleepState>, cancelled: Bool) {
+    static func finish(_ state: borrowing Protected<SleepState>, cancelled: Bool) {
         let suspended = state.withLock { sleep -> (UnsafeContinuation<Bool, Never>, ScheduledWork)? in
             switch sleep {
             case .waiting:

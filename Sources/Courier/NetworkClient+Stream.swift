@@ -41,8 +41,16 @@ extension NetworkClient {
     /// - Throws: A ``NetworkError`` for a status the endpoint does not accept, a failure before
     ///   the head arrived, a timeout, or ``NetworkError/cancelled``.
     public func stream<E: Endpoint>(_ endpoint: E) async throws -> StreamedResponse {
+        try await stream(endpoint, headers: [:])
+    }
+
+    /// ``stream(_:)`` with `headers` set on the request as if `endpoint` declared them (over
+    /// the client's default headers); plugins and stubs still see `endpoint` itself.
+    func stream<E: Endpoint>(_ endpoint: E, headers: [String: String]) async throws -> StreamedResponse {
         try await awaiting(on: nil) { handler throws(NetworkError) in
-            try buildExecution(endpoint, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true) { response in
+            try buildExecution(
+                endpoint, adding: headers, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true
+            ) { response in
                 if let handle = response.streamedBody {
                     return .success(StreamedResponse(head: response, reader: handle.reader))
                 }

@@ -266,11 +266,15 @@ extension NetworkClient {
 
     /// Builds the request and the execution that carries it through the pipeline.
     func buildExecution<E: Endpoint, R: Sendable>(
-        _ endpoint: E, resolver: Resolver<R>?, handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
+        _ endpoint: E, adding headers: [String: String] = [:], resolver: Resolver<R>?,
+        handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
         progress: ProgressHandler? = nil, writesBodyToFile: Bool = false, streamsBody: Bool = false,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
-        let (request, upload) = try core.builder.makeRequest(for: endpoint)
+        let made = try core.builder.makeRequest(for: endpoint)
+        var request = made.request
+        let upload = made.upload
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,

@@ -274,13 +274,15 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                     refusal = error
                 }
             }
-            let stop = stopBeforeSending(attempt: attempt, refusal: refusal)
-            if stop != nil { partial?.discard() }
+            let stop = stopBeforeSending(attempt: attempt, refusal: refusal, partial: partial)
             switch stop {
             case nil: break
-            case .cancelled?: return
-            case .timedOut?: return attemptTimedOut(sent: nil)
+            case .cancelled?:
+                partial?.discard()
+                return
+            case .timedOut?: return attemptTimedOut(sent: nil)   // a retry resumes `partial`
             case .refused(let error, let deadline)?:
+                partial?.discard()
                 deadline?.cancel()
                 return fail(error)
             }
@@ -336,12 +338,18 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
 
     /// Why an attempt that is being prepared must not be sent, or `nil` when it may go.
     /// `refusal`: why its method or headers failed the check (the attempt then ends here).
-    private func stopBeforeSending(attempt: Int, refusal: NetworkError?) -> RequestStopBeforeSending? {
+    ///
+    /// A download's `partial` that a timed-out attempt took goes back to the state in the same
+    /// lock, so that the retry resumes it and every other ending deletes it.
+    private func stopBeforeSending(
+        attempt: Int, refusal: NetworkError?, partial: PartialDownload?
+    ) -> RequestStopBeforeSending? {
         state.withLock { state -> RequestStopBeforeSending? in
             guard state.attempt == attempt, case .preparing = state.phase else { return .cancelled }
             if state.deadlinePassedWhilePreparing {
                 state.phase = .evaluating
                 state.deadline = nil
+                state.partialDownload = partial
                 return .timedOut
             }
             guard let refusal else { return nil }

@@ -32,7 +32,8 @@ enum RequestPhase: Sendable {
 enum RequestStopBeforeSending {
     /// Cancelled (or superseded) while it was prepared; already settled.
     case cancelled
-    /// Its deadline passed while it was prepared.
+    /// Its deadline passed while it was prepared; a download's saved part went back to the
+    /// state, for the retry.
     case timedOut
     /// Its method or headers failed the check: why, and the deadline to cancel.
     case refused(NetworkError, ScheduledWork?)

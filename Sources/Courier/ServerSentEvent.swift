@@ -105,6 +105,14 @@ struct EventParser {
 
     init(limit: Int) { self.limit = limit }
 
+    /// Starts from what earlier connections of the same event source left: events without an
+    /// `id:` of their own then carry the last ID, as the standard's `lastEventId` does.
+    mutating func carryOver(lastEventID: String?, retry: Int?) {
+        lastID = lastEventID
+        self.lastEventID = lastEventID
+        self.retry = retry
+    }
+
     /// Takes one line; returns an event when the line is the blank line that ends one.
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when the event's data passes `limit`

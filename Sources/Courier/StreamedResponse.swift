@@ -76,7 +76,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
     }
 
     /// The body as lines of UTF-8 text (invalid bytes become U+FFFD), split at LF, CR LF or a
-    /// lone CR, as `URL.lines` splits them; the last line counts even without a line break.
+    /// lone CR (the line endings of the event-stream format); the last line counts even without a line break.
     /// Suits line-delimited formats such as NDJSON and log tails; see ``events`` for
     /// Server-Sent Events.
     public var lines: Lines { Lines(reader: reader) }
@@ -116,8 +116,7 @@ public struct StreamedResponse: AsyncSequence, Sendable {
 /// Cuts a streamed body into lines, holding at most one unfinished line. Each byte is searched
 /// for a line break once, however many pieces a long line arrives in.
 ///
-/// A line ends at LF, CR LF or a lone CR (as `URL.lines` and the event-stream format read
-/// text). A CR that is the last byte received so far ends its line at once, so a server that
+/// A line ends at LF, CR LF or a lone CR (the event-stream format's line endings). A CR that is the last byte received so far ends its line at once, so a server that
 /// ends lines with CR is not kept waiting for the next piece; an LF at the start of that next
 /// piece then completes the CR LF instead of making an empty line.
 struct LineSplitter {

@@ -159,6 +159,10 @@ final class EventSourceTests: XCTestCase {
         XCTAssertEqual(policy.wait(beforeAttempt: 1, serverRetry: 60_000), 60, "a server's longer retry is honoured")
         XCTAssertEqual(policy.wait(beforeAttempt: 3, serverRetry: 60_000), 60)
         XCTAssertEqual(policy.wait(beforeAttempt: Int.max, serverRetry: 500), 30, "no overflow")
+        let immediate = EventReconnection(delay: 0, maximumDelay: 30)
+        XCTAssertEqual((1...4).map { immediate.wait(beforeAttempt: $0, serverRetry: nil) }, [0, 0.5, 1, 2],
+                       "no tight loop against a server that keeps failing")
+        XCTAssertEqual(policy.wait(beforeAttempt: 1, serverRetry: Int.max), 86_400, "a wait that ends")
         XCTAssertTrue(EventSource.AsyncIterator.reconnects(after: .timedOut))
         XCTAssertTrue(EventSource.AsyncIterator.reconnects(after: .transport(underlying: URLError(.networkConnectionLost))))
         XCTAssertFalse(EventSource.AsyncIterator.reconnects(after: .cancelled))
@@ -166,11 +170,61 @@ final class EventSourceTests: XCTestCase {
         XCTAssertFalse(EventSource.AsyncIterator.reconnects(after: .responseTooLarge(limit: 10)))
     }
 
-    func test_givenTheEndpointSetsAccept_thenItIsKept() {
-        var endpoint = feed
-        endpoint.headers = ["accept": "application/x-ndjson"]
-        let wrapped = EventStreamEndpoint(base: endpoint, lastEventID: "")
-        XCTAssertEqual(wrapped.headers, ["accept": "application/x-ndjson"], "an empty ID is not sent")
+    func test_connectionHeaders() {
+        XCTAssertEqual(EventSource.headers(for: feed, lastEventID: nil), ["Accept": "text/event-stream"])
+        XCTAssertEqual(EventSource.headers(for: feed, lastEventID: ""), ["Accept": "text/event-stream"], "an empty ID is not sent")
+        var ownAccept = feed
+        ownAccept.headers = ["accept": "application/x-ndjson"]
+        XCTAssertEqual(EventSource.headers(for: ownAccept, lastEventID: "7"), ["Last-Event-ID": "7"], "the endpoint's Accept wins")
+    }
+
+    func test_givenAReconnectedStreamWithoutIDs_thenItsEventsCarryTheLastIDAndRetry() async throws {
+        let recorder = StubRecorder()
+        let client = client([
+            .events([ServerSentEvent(data: "a", id: "1", retry: 10)], every: 0),
+            .events([ServerSentEvent(data: "b")], every: 0),
+            StubResponse(status: 204),
+        ], recorder: recorder)
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 0)))
+
+        XCTAssertEqual(events, [ServerSentEvent(data: "a", id: "1", retry: 10), ServerSentEvent(data: "b", id: "1", retry: 10)],
+                       "an app that saves event.id must not save nil after a reconnection")
+        XCTAssertEqual(lastEventIDs(recorder), [nil, "1", "1"])
+    }
+
+    func test_givenAResponseThatIsNotAnEventStream_thenItThrowsWithoutReconnecting() async throws {
+        let recorder = StubRecorder()
+        let portal = StubResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data("<html>".utf8))
+        let client = client([portal, .events([ServerSentEvent(data: "late")], every: 0)], recorder: recorder)
+
+        await XCTAssertThrowsAsync(try await self.read(client.events(feed, reconnection: EventReconnection(delay: 0)))) { error in
+            guard case .decodingFailed(let underlying, let response)? = error as? NetworkError else { return XCTFail("\(error)") }
+            XCTAssertEqual(underlying as? EventSourceError, .notAnEventStream(contentType: "text/html; charset=utf-8"))
+            XCTAssertEqual(response.statusCode, 200)
+        }
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertTrue(EventSource.isEventStream(HTTPResponse(statusCode: 200, headers: ["content-type": "Text/Event-Stream ; charset=utf-8"])))
+    }
+
+    func test_givenAPlugin_thenItSeesTheCallersEndpoint() async throws {
+        struct EndpointTypes: RequestPlugin {
+            let seen = Protected<[String]>([])
+            func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+                seen.withLock { $0.append("\(type(of: endpoint))") }
+                return request
+            }
+        }
+        let plugin = EndpointTypes()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.scheduler = ShortWorkScheduler()
+        configuration.plugins = [plugin]
+        let client = NetworkClient.stubbing().stub(.get, "feed", sequence: [.events([ServerSentEvent(data: "x")], every: 0)])
+            .makeClient(configuration: configuration)
+
+        _ = try await read(client.events(feed, reconnection: .never))
+
+        XCTAssertEqual(plugin.seen.withLock { $0 }, ["\(type(of: feed))"])
     }
 }
 

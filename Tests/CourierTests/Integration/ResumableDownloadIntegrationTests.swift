@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import Foundation
 import Promises
 import XCTest
@@ -100,6 +100,23 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
 
         XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+    }
+
+    func test_givenTheDeadlinePassesWhileTheRetryIsPrepared_thenTheNextRetryStillResumes() throws {
+        let key = counterKey()
+        let deadlines = HeldDeadlines(timeout: 20)
+        let client = try makeClient {
+            $0.scheduler = deadlines
+            // The second attempt's deadline passes inside its `prepare` (a slow plugin or
+            // authenticator): that attempt is never sent, and the third one resumes.
+            $0.plugins = [DeadlineInPrepare(deadlines: deadlines, onCall: 2)]
+        }
+        let destination = scratch.appendingPathComponent("prepared.bin")
+
+        _ = try value(of: client.download(endpoint(key, "cuts=70000"), to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the third attempt asked for the rest")
     }
 
     func test_givenALastModifiedDateBeforeTheResponseDate_thenItIsTheValidator() throws {
@@ -243,5 +260,48 @@ private struct AttemptFailureSignal: RequestPlugin {
 
     func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {
         if case .failure = result { action() }
+    }
+}
+
+/// Runs every scheduled work in real time except request deadlines (work of `timeout` seconds),
+/// which it holds until a test fires the newest one.
+private final class HeldDeadlines: RequestScheduler {
+    private let timeout: TimeInterval
+    private let real = DispatchScheduler()
+    private let held = Protected<[(id: UUID, work: @Sendable () -> Void)]>([])
+
+    init(timeout: TimeInterval) { self.timeout = timeout }
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        guard delay == timeout else { return real.schedule(after: delay, work) }
+        let id = UUID()
+        held.withLock { $0.append((id, work)) }
+        return ScheduledWork { [held] in held.withLock { $0.removeAll { $0.id == id } } }
+    }
+
+    /// Runs the newest deadline still scheduled, on this thread.
+    func fireNewest() {
+        held.withLock { $0.popLast()?.work }?()
+    }
+}
+
+/// Fires the held deadline from inside its `onCall`th `prepare`.
+private struct DeadlineInPrepare: RequestPlugin {
+    let deadlines: HeldDeadlines
+    let onCall: Int
+    private let calls = Protected(0)
+
+    init(deadlines: HeldDeadlines, onCall: Int) {
+        self.deadlines = deadlines
+        self.onCall = onCall
+    }
+
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        let call = calls.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        if call == onCall { deadlines.fireNewest() }
+        return request
     }
 }

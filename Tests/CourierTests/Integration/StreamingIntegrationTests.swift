@@ -35,9 +35,12 @@ final class StreamingIntegrationTests: IntegrationTestCase {
             URLQueryItem(name: "count", value: "5"), URLQueryItem(name: "per", value: "2"),
             URLQueryItem(name: "retry", value: "20"), URLQueryItem(name: "cr", value: "1"),
         ])
+        let started = Date()
         let events = try await bounded {
             try await client.events(endpoint).reduce(into: [ServerSentEvent]()) { $0.append($1) }
         }
+        // Three reconnections: the default wait (3 s) would take 3 + 6 + 12 s.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2.9, "the server's retry: 20 was not followed")
         XCTAssertEqual(events, (1...5).map {
             ServerSentEvent(event: "tick", data: "tick \($0)\nof 5", id: "\($0)", retry: 20)
         })
