@@ -21,8 +21,11 @@ enum PrivateFile {
     /// resumable parts) and staged multipart forms.
     static let temporaryPrefixes = ["courier-download-", "courier-upload-"]
 
-    /// How old a temporary file of the client's must be before a sweep deletes it: no request
-    /// lives this long, so such a file was left by a process that was killed or crashed.
+    /// How long a temporary file of the client's must have gone unused before a sweep deletes
+    /// it. A request touches its staged form and its saved download part at every attempt
+    /// (``touch(_:)``), and writes to a download's file as it arrives, so only a single attempt
+    /// that runs longer than this, or a wait of this long between attempts, could see its file
+    /// go; such a file was left by a process that was killed or crashed.
     static let staleAge: TimeInterval = 24 * 60 * 60
 
     private static let sweepOnce: Void = {
@@ -31,26 +34,44 @@ enum PrivateFile {
         }
     }()
 
-    /// Deletes this process's user's regular files in `directory` named with one of
-    /// ``temporaryPrefixes`` and last modified more than `age` seconds before `now` (a download
-    /// being written is modified as it goes, and a staged form lives no longer than its request).
-    /// Files of other users are left alone: the sticky temporary directory refuses to delete them.
+    /// Deletes the regular files in `directory` that this process's user owns, named with one of
+    /// ``temporaryPrefixes`` and last modified more than `age` seconds before `now`. Other users'
+    /// files are left alone even when the process may delete them (it runs as root), and nothing
+    /// is deleted through a link or recursively: each file is removed with `unlink`.
     ///
     /// - Returns: The files deleted.
     @discardableResult
     static func sweepStaleTemporaryFiles(in directory: URL, olderThan age: TimeInterval, now: Date = Date()) -> [URL] {
-        let keys: [URLResourceKey] = [.isRegularFileKey, .contentModificationDateKey]
-        guard let entries = try? FileManager.default.contentsOfDirectory(
-            at: directory, includingPropertiesForKeys: keys, options: [.skipsSubdirectoryDescendants]
-        ) else { return [] }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        let user = geteuid()
         var deleted: [URL] = []
-        for entry in entries where temporaryPrefixes.contains(where: entry.lastPathComponent.hasPrefix) {
-            guard let values = try? entry.resourceValues(forKeys: Set(keys)), values.isRegularFile == true,
-                  let modified = values.contentModificationDate, now.timeIntervalSince(modified) > age
-            else { continue }
-            if (try? FileManager.default.removeItem(at: entry)) != nil { deleted.append(entry) }
+        for name in names where temporaryPrefixes.contains(where: name.hasPrefix) {
+            let entry = directory.appendingPathComponent(name)
+            var status = stat()
+            // lstat: a link is judged as the link itself (not a regular file), never its target.
+            guard lstat(entry.path, &status) == 0, status.st_mode & 0o170000 == 0o100000, status.st_uid == user else {
+                continue
+            }
+            let modified = Date(timeIntervalSince1970: TimeInterval(modificationSeconds(of: status)))
+            guard now.timeIntervalSince(modified) > age else { continue }
+            if unlink(entry.path) == 0 { deleted.append(entry) }
         }
         return deleted
+    }
+
+    /// Marks `url` as used now (its modification time), so that a sweep by another process
+    /// leaves it alone. Failures are ignored: the file's next use reports them.
+    static func touch(_ url: URL) {
+        _ = utimes(url.path, nil)
+    }
+
+    /// The whole seconds of a file's modification time.
+    private static func modificationSeconds(of status: stat) -> Int {
+        #if canImport(Darwin)
+        Int(status.st_mtimespec.tv_sec)
+        #else
+        Int(status.st_mtim.tv_sec)
+        #endif
     }
 
     /// Creates `url` for writing, readable and writable by this user only (mode 0600: the shared
