@@ -43,6 +43,18 @@ final class RequestGateTests: XCTestCase {
         gate.submit(probe, ticket: gate.makeTicket())
     }
 
+    /// A gate that held a request "first" and was resumed, with the release of "first" queued
+    /// behind a block that waits for `blocker`: a test acts before that release runs.
+    private func gateReleasingFirstBehindABlocker(log: Log) -> (gate: RequestGate, blocker: DispatchSemaphore) {
+        let gate = RequestGate()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        submit(Probe("first", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()
+        return (gate, blocker)
+    }
+
     /// Waits until everything queued on the gate's queue so far has run.
     private func drain(_ gate: RequestGate) {
         gate.queue.sync {}
@@ -152,14 +164,9 @@ final class RequestGateTests: XCTestCase {
     }
 
     func test_givenQueuedRequestWithdrawn_whenPausedBeforeItsBlockRuns_thenItIsDroppedNotHeld() {
-        let gate = RequestGate()
         let log = Log()
-        let blocker = DispatchSemaphore(value: 0)
+        let (gate, blocker) = gateReleasingFirstBehindABlocker(log: log)
         weak var weakProbe: Probe?
-        gate.pause()
-        submit(Probe("first", log: log), to: gate)
-        gate.queue.async { blocker.wait() }
-        gate.resume()                                   // the release of "first" waits behind the blocker
         let ticket = gate.makeTicket()
         do {
             let probe = Probe("withdrawn", log: log)
@@ -196,13 +203,8 @@ final class RequestGateTests: XCTestCase {
     }
 
     func test_givenQueuedRequestWithdrawn_whenGateOpen_thenItNeverLeaves() {
-        let gate = RequestGate()
         let log = Log()
-        let blocker = DispatchSemaphore(value: 0)
-        gate.pause()
-        submit(Probe("first", log: log), to: gate)
-        gate.queue.async { blocker.wait() }
-        gate.resume()
+        let (gate, blocker) = gateReleasingFirstBehindABlocker(log: log)
         let ticket = gate.makeTicket()
         gate.submit(Probe("withdrawn", log: log), ticket: ticket)
         submit(Probe("last", log: log), to: gate)
@@ -241,14 +243,9 @@ final class RequestGateTests: XCTestCase {
     /// and a pause before its block runs would hold it. `submit` reports that it kept the
     /// request, so that the submitter withdraws it again, and the block then drops it.
     func test_givenWithdrawnBeforeSubmission_whenQueuedAndPausedBeforeItsBlockRuns_thenSubmitReportsItAndASecondWithdrawDropsIt() {
-        let gate = RequestGate()
         let log = Log()
-        let blocker = DispatchSemaphore(value: 0)
+        let (gate, blocker) = gateReleasingFirstBehindABlocker(log: log)
         weak var weakProbe: Probe?
-        gate.pause()
-        submit(Probe("first", log: log), to: gate)
-        gate.queue.async { blocker.wait() }
-        gate.resume()                                   // the release of "first" waits behind the blocker
         let ticket = gate.makeTicket()
         gate.withdraw(ticket: ticket)                   // finds nothing yet
         do {

@@ -52,15 +52,25 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
         }
     }
 
+    /// Downloads `endpoint` with `client` (a default client when `nil`) into `name` in the
+    /// scratch folder, and checks that the file holds the whole body.
+    @discardableResult
+    private func downloadWhole(
+        _ endpoint: some Endpoint, named name: String, with client: NetworkClient? = nil, _ message: String = "",
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> DownloadedFile {
+        let destination = scratch.appendingPathComponent(name)
+        let downloaded = try value(of: (client ?? makeClient()).download(endpoint, to: destination), within: 30)
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size), message, file: file, line: line)
+        return downloaded
+    }
+
     func test_givenTheConnectionDropsMidBody_whenRetried_thenTheRetryAsksForTheRestAndTheFileIsWhole() throws {
         let key = counterKey()
         let before = transportFiles()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("whole.bin")
 
-        let file = try value(of: client.download(endpoint(key, "cuts=70000"), to: destination), within: 30)
+        let file = try downloadWhole(endpoint(key, "cuts=70000"), named: "whole.bin")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(file.response.statusCode, 206, "the response that ended the download")
         XCTAssertEqual(file.response.header("Content-Range"), "bytes 70000-199999/200000")
         let seen = try log(key)
@@ -89,16 +99,13 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
 
     func test_givenTheBodyStallsUntilTheDeadline_whenRetried_thenTheRetryResumes() throws {
         let key = counterKey()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("stalled.bin")
         // The timed-out attempt's transfer ends (cancelled) well within the retry's delay.
         let patient = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(2), jitter: 0)
         var stalling = endpoint(key, "cuts=70000&hold=1", retry: patient)
         stalling.timeout = 3
 
-        _ = try value(of: client.download(stalling, to: destination), within: 30)
+        try downloadWhole(stalling, named: "stalled.bin")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
     }
 
@@ -111,22 +118,17 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
             // authenticator): that attempt is never sent, and the third one resumes.
             $0.plugins = [DeadlineInPrepare(deadlines: deadlines, onCall: 2)]
         }
-        let destination = scratch.appendingPathComponent("prepared.bin")
 
-        _ = try value(of: client.download(endpoint(key, "cuts=70000"), to: destination), within: 30)
+        try downloadWhole(endpoint(key, "cuts=70000"), named: "prepared.bin", with: client)
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the third attempt asked for the rest")
     }
 
     func test_givenALastModifiedDateBeforeTheResponseDate_thenItIsTheValidator() throws {
         let key = counterKey()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("dated.bin")
 
-        _ = try value(of: client.download(endpoint(key, "cuts=30000&validator=date"), to: destination), within: 30)
+        try downloadWhole(endpoint(key, "cuts=30000&validator=date"), named: "dated.bin")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         let seen = try log(key)
         XCTAssertEqual(seen.map(\.status), [200, 206])
         XCTAssertEqual(seen.map(\.ifRange), [nil, "Sun, 06 Nov 1994 08:49:37 GMT"])
@@ -135,24 +137,19 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
     func test_givenNoStrongValidator_whenRetried_thenTheDownloadStartsOverWithoutARange() throws {
         for validator in ["weak", "none"] {
             let key = counterKey() + validator
-            let client = try makeClient()
-            let destination = scratch.appendingPathComponent("\(validator).bin")
 
-            _ = try value(of: client.download(endpoint(key, "cuts=40000&validator=\(validator)"), to: destination), within: 30)
+            try downloadWhole(endpoint(key, "cuts=40000&validator=\(validator)"), named: "\(validator).bin", validator)
 
-            XCTAssertEqual(try Data(contentsOf: destination), pattern(size), validator)
             XCTAssertEqual(try log(key).map(\.range), [nil, nil], "\(validator): an ETag W/… may not be used in If-Range")
         }
     }
 
     func test_givenTheBodyChangedOnTheServer_whenResumed_thenTheServerSendsItWholeAndThatIsSaved() throws {
         let key = counterKey()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("changed.bin")
 
-        let file = try value(of: client.download(endpoint(key, "cuts=60000&changes=1"), to: destination), within: 30)
+        let file = try downloadWhole(endpoint(key, "cuts=60000&changes=1"), named: "changed.bin",
+                                     "the new body alone, not appended to the old start")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "the new body alone, not appended to the old start")
         XCTAssertEqual(file.response.statusCode, 200)
         let seen = try log(key)
         XCTAssertEqual(seen.map(\.status), [200, 200])
@@ -162,13 +159,10 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
     func test_givenAServerThatAnswersTheResumeWrongly_thenThatAttemptFailsAndTheNextStartsOver() throws {
         for misbehaviour in ["short", "offset", "416"] {
             let key = counterKey() + misbehaviour
-            let client = try makeClient()
-            let destination = scratch.appendingPathComponent("\(misbehaviour).bin")
 
-            let file = try value(of: client.download(endpoint(key, "cuts=70000&misbehave=\(misbehaviour)"), to: destination),
-                                 within: 30)
+            let file = try downloadWhole(endpoint(key, "cuts=70000&misbehave=\(misbehaviour)"), named: "\(misbehaviour).bin",
+                                         "\(misbehaviour): never stitched from wrong parts")
 
-            XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "\(misbehaviour): never stitched from wrong parts")
             XCTAssertEqual(file.response.statusCode, 200, misbehaviour)
             let seen = try log(key)
             XCTAssertEqual(seen.map(\.range), [nil, "bytes=70000-", nil], "\(misbehaviour): the third attempt starts over")
@@ -178,12 +172,9 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
 
     func test_givenTheBodyChangedOnce_whenTheRestartedBodyIsCutToo_thenItIsResumedInTurn() throws {
         let key = counterKey()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("restarted.bin")
 
-        _ = try value(of: client.download(endpoint(key, "cuts=60000,120000&changes=once"), to: destination), within: 30)
+        try downloadWhole(endpoint(key, "cuts=60000,120000&changes=once"), named: "restarted.bin")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         let seen = try log(key)
         XCTAssertEqual(seen.map(\.status), [200, 200, 206])
         XCTAssertEqual(seen.map(\.range), [nil, "bytes=60000-", "bytes=120000-"])
@@ -200,12 +191,9 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
             var acceptedStatusCodes: StatusCodeSet { [200] }
         }
         let key = counterKey()
-        let client = try makeClient()
-        let destination = scratch.appendingPathComponent("only200.bin")
 
-        _ = try value(of: client.download(Only200(path: "resumable/\(key)", query: query("cuts=50000")), to: destination), within: 30)
+        try downloadWhole(Only200(path: "resumable/\(key)", query: query("cuts=50000")), named: "only200.bin")
 
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(try log(key).map(\.range), [nil, nil])
     }
 
