@@ -157,7 +157,6 @@ public struct EventSource: AsyncSequence, Sendable {
         var serverRetry: Int?
         /// Reconnections in a row that brought no event.
         var attemptsWithoutEvent = 0
-        var connectionBroughtEvent = false
         var isFinished = false
 
         /// The next event, after as many reconnections as it takes; `nil` once the stream ended.
@@ -168,12 +167,12 @@ public struct EventSource: AsyncSequence, Sendable {
             while !isFinished {
                 var ending: NetworkError?
                 if var current = events {
+                    events = nil   // the only owner while it reads: its line buffer is not copied
                     do {
                         let event = try await current.next()
                         remember(current.parser)
-                        events = current
                         if let event {
-                            connectionBroughtEvent = true
+                            events = current
                             attemptsWithoutEvent = 0
                             return event
                         }
@@ -181,7 +180,6 @@ public struct EventSource: AsyncSequence, Sendable {
                         remember(current.parser)
                         ending = error
                     }
-                    events = nil
                 } else {
                     do throws(NetworkError) {
                         let response = try await source.connect(lastEventID)
@@ -198,7 +196,6 @@ public struct EventSource: AsyncSequence, Sendable {
                         // The ID and reconnection time carry over from the connections before.
                         iterator.parser.carryOver(lastEventID: lastEventID, retry: serverRetry)
                         events = iterator
-                        connectionBroughtEvent = false
                         continue
                     } catch {
                         ending = error
@@ -209,10 +206,11 @@ public struct EventSource: AsyncSequence, Sendable {
             return nil
         }
 
-        /// What the parser learned that outlives its connection.
+        /// What the parser learned that outlives its connection (it started from the values of
+        /// the connections before: see `EventParser.carryOver`).
         private mutating func remember(_ parser: EventParser) {
-            lastEventID = parser.lastEventID ?? lastEventID
-            serverRetry = parser.retry ?? serverRetry
+            lastEventID = parser.lastEventID
+            serverRetry = parser.retry
         }
 
         /// Waits before the next connection, or ends the sequence: rethrows an `ending` that
@@ -222,8 +220,6 @@ public struct EventSource: AsyncSequence, Sendable {
                 isFinished = true
                 throw ending
             }
-            if connectionBroughtEvent { attemptsWithoutEvent = 0 }
-            connectionBroughtEvent = false
             attemptsWithoutEvent += 1
             guard attemptsWithoutEvent <= source.reconnection.maximumAttempts else {
                 isFinished = true
