@@ -1,4 +1,5 @@
 import Foundation
+import Promises
 
 extension NetworkClient {
     /// Server-Sent Events from `endpoint` that survive a dropped connection, as a browser's
@@ -276,61 +277,18 @@ extension EventSource {
 
 extension RequestScheduler {
     /// Waits `delay` seconds on this scheduler; cancelling the task ends the wait early with
-    /// ``NetworkError/cancelled``.
+    /// ``NetworkError/cancelled`` and drops the scheduled work (through the promise's cancel hook).
     func sleep(for delay: TimeInterval) async throws(NetworkError) {
-        let state = Protected<SleepState>(.waiting)
-        let finished: Bool = await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
-                let work = schedule(after: delay) {
-                    SleepState.finish(state, cancelled: false)
-                }
-                // Resumed once: by the scheduled work, or by a cancellation before or after this.
-                let resumeNow = state.withLock { sleep -> Bool? in
-                    switch sleep {
-                    case .waiting:
-                        sleep = .suspended(continuation, work)
-                        return nil
-                    case .done(let cancelled):
-                        return !cancelled
-                    case .suspended:
-                        return nil
-                    }
-                }
-                if let resumeNow {
-                    if !resumeNow { work.cancel() }
-                    continuation.resume(returning: resumeNow)
-                }
-            }
-        } onCancel: {
-            SleepState.finish(state, cancelled: true)
+        let (elapsed, resolver) = Promise<Void>.pending()
+        let work = schedule(after: delay) { resolver.fulfill() }
+        resolver.onCancel { work.cancel() }
+        // A scheduler may drop work it will never run: the resolver must not go (and reject
+        // the wait) before the wait ends.
+        defer { withExtendedLifetime(resolver) {} }
+        do {
+            try await elapsed.value
+        } catch {
+            throw .fromTransport(error)
         }
-        if !finished || Task.isCancelled { throw .cancelled }
-    }
-}
-
-/// One ``RequestScheduler/sleep(for:)``: waiting to suspend, suspended, or over.
-enum SleepState: Sendable {
-    case waiting
-    case suspended(UnsafeContinuation<Bool, Never>, ScheduledWork)
-    case done(cancelled: Bool)
-
-    /// Ends the sleep (the first call wins): resumes the suspended task, or records the outcome
-    /// for the task that has not suspended yet.
-    static func finish(_ state: borrowing Protected<SleepState>, cancelled: Bool) {
-        let suspended = state.withLock { sleep -> (UnsafeContinuation<Bool, Never>, ScheduledWork)? in
-            switch sleep {
-            case .waiting:
-                sleep = .done(cancelled: cancelled)
-                return nil
-            case .suspended(let continuation, let work):
-                sleep = .done(cancelled: cancelled)
-                return (continuation, work)
-            case .done:
-                return nil
-            }
-        }
-        guard let (continuation, work) = suspended else { return }
-        if cancelled { work.cancel() }
-        continuation.resume(returning: !cancelled)
     }
 }
