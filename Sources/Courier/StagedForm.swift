@@ -19,15 +19,15 @@ final class StagedForm: Sendable {
         file = PrivateFile.temporaryURL(prefix: "courier-upload-")
     }
 
+    /// For tests: called before each piece of every copy, to hold a copy as a stuck read would.
+    /// `nil` (nothing called) unless a test sets it.
+    static let beforeEachPiece = Protected<(@Sendable () -> Void)?>(nil)
+
     /// Writes the encoded form to ``file``.
     ///
     /// - Parameter shouldStop: Asked before each piece; `true` abandons the copy.
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a file part cannot be read or the
     ///   temporary file cannot be written, or ``NetworkError/cancelled`` when `shouldStop` said so.
-    /// For tests: called before each piece of every copy, to hold a copy as a stuck read would.
-    /// `nil` (nothing called) unless a test sets it.
-    static let beforeEachPiece = Protected<(@Sendable () -> Void)?>(nil)
-
     func write(shouldStop: () -> Bool) throws(NetworkError) {
         let handle: FileHandle
         do {
