@@ -22,16 +22,8 @@ final class EndpointDefaultsTests: XCTestCase {
     }
 
     func test_givenOnlyPath_whenDefaultsRead_thenDocumentedDefaults() throws {
-        let endpoint = Ping()
         XCTAssertTrue(Ping.Response.self == JSON.self)
-        XCTAssertEqual(endpoint.method, .get)
-        XCTAssertEqual(endpoint.query, [])
-        XCTAssertEqual(endpoint.headers, [:])
-        XCTAssertNil(try endpoint.body.encoded(using: JSONEncoder()).data)
-        XCTAssertNil(endpoint.timeout)
-        XCTAssertNil(endpoint.retryPolicy)
-        XCTAssertTrue(endpoint.requiresAuthentication)
-        XCTAssertEqual(endpoint.sampleData, Data())
+        try assertDocumentedDefaults(Ping())
     }
 
     func test_givenOverrides_whenReadThroughExistential_thenOverridesWin() throws {
@@ -45,4 +37,18 @@ final class EndpointDefaultsTests: XCTestCase {
         XCTAssertFalse(endpoint.requiresAuthentication)
         XCTAssertEqual(endpoint.sampleData, Data("{}".utf8))
     }
+}
+
+/// Asserts that every property of `endpoint` but `path` has the value `Endpoint` documents as
+/// its default.
+func assertDocumentedDefaults(_ endpoint: some Endpoint, file: StaticString = #filePath, line: UInt = #line) throws {
+    XCTAssertEqual(endpoint.method, .get, file: file, line: line)
+    XCTAssertEqual(endpoint.query, [], file: file, line: line)
+    XCTAssertEqual(endpoint.headers, [:], file: file, line: line)
+    XCTAssertNil(try endpoint.body.encoded(using: JSONEncoder()).data, file: file, line: line)
+    XCTAssertNil(endpoint.timeout, file: file, line: line)
+    XCTAssertNil(endpoint.retryPolicy, file: file, line: line)
+    XCTAssertTrue(endpoint.requiresAuthentication, file: file, line: line)
+    XCTAssertEqual(endpoint.sampleData, Data(), file: file, line: line)
+    XCTAssertEqual(endpoint.acceptedStatusCodes, .successful, file: file, line: line)
 }

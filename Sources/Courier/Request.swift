@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An endpoint written where it is used, without a type of its own: a value holding every
+/// property of ``Endpoint``.
+///
+/// Declare an endpoint type for the calls an app makes again and again; use `Request` for a
+/// one-off call, a script, or a call whose parts are only known at run time. Without a type
+/// argument the response is untyped ``JSON``.
+///
+/// ```swift
+/// let profile = try await client.send(Request("me"))                       // JSON
+/// let user = try await client.send(Request<User>("users/42"))               // User
+/// let created = try await client.send(
+///     Request<User>.post("users", body: .json(NewUser(name: "Ada"))))
+///
+/// var search = Request<[Article]>.get("articles", query: [URLQueryItem(name: "q", value: "swift")])
+/// search.timeout = 5
+/// search.retryPolicy = RetryPolicy()
+/// ```
+///
+/// `Request(_:)` also wraps an endpoint of any type with the same `Response`, so endpoints of
+/// different types can share one array or one function (what Moya's `MultiTarget` does):
+///
+/// ```swift
+/// let warmUp: [Request<JSON>] = [Request(GetConfig()), Request(ListFeatures())]
+/// ```
+///
+/// Every property is a stored `var`: a copy can be changed freely. The path follows the
+/// client's usual rules (joined to the base URL with one `/`, percent-encoded, no `..`
+/// segments); an absolute URL in `path` is read as a path under the base URL, never followed to
+/// another host.
+public struct Request<Response: Decodable & Sendable>: Endpoint {
+    /// The path appended to the client's base URL, e.g. `"users/42"`.
+    public var path: String
+    /// The HTTP method; default ``HTTPMethod/get``.
+    public var method: HTTPMethod
+    /// Query items appended to the URL; default none.
+    public var query: [URLQueryItem]
+    /// Extra header fields, over the client's default headers; default none.
+    public var headers: [String: String]
+    /// The request body; default ``RequestBody/none``.
+    public var body: RequestBody
+    /// The timeout in seconds; default `nil`, the client's.
+    public var timeout: TimeInterval?
+    /// How to retry failures; default `nil`, no retries.
+    public var retryPolicy: RetryPolicy?
+    /// Whether the client's authenticator applies its credential; default `true`.
+    public var requiresAuthentication: Bool
+    /// The body a stub answers with when none is configured; default empty.
+    public var sampleData: Data
+    /// The statuses decoded into `Response`; default ``StatusCodeSet/successful``.
+    public var acceptedStatusCodes: StatusCodeSet
+    /// The endpoint this request was copied from by `Request(endpoint)`, or `nil`.
+    ///
+    /// A plugin that recognises endpoints by type looks here: `prepare(_:for:)` receives the
+    /// `Request`. Changes made to the request after wrapping do not show in `base`.
+    public let base: (any Endpoint)?
+
+    /// A request for `path`, answered with `Response`.
+    ///
+    /// - Parameters:
+    ///   - path: The path appended to the client's base URL, e.g. `"users/42"`.
+    ///   - method: The HTTP method; default `.get`.
+    ///   - query: Query items; default none.
+    ///   - headers: Header fields over the client's defaults; default none.
+    ///   - body: The body; default `.none`.
+    ///   - timeout: The timeout in seconds; default `nil`, the client's.
+    ///   - retryPolicy: How to retry; default `nil`, no retries.
+    ///   - requiresAuthentication: Whether the authenticator applies its credential; default `true`.
+    ///   - acceptedStatusCodes: The statuses decoded into `Response`; default 200–299.
+    ///   - sampleData: What a stub answers with when none is configured; default empty.
+    public init(
+        _ path: String, method: HTTPMethod = .get, query: [URLQueryItem] = [], headers: [String: String] = [:],
+        body: RequestBody = .none, timeout: TimeInterval? = nil, retryPolicy: RetryPolicy? = nil,
+        requiresAuthentication: Bool = true, acceptedStatusCodes: StatusCodeSet = .successful, sampleData: Data = Data()
+    ) {
+        self.init(
+            path: path, method: method, query: query, headers: headers, body: body, timeout: timeout,
+            retryPolicy: retryPolicy, requiresAuthentication: requiresAuthentication,
+            acceptedStatusCodes: acceptedStatusCodes, sampleData: sampleData, base: nil)
+    }
+
+    /// A request with every property of `endpoint`, answered with the same `Response`.
+    ///
+    /// See the type's overview for an example.
+    ///
+    /// - Parameter endpoint: The endpoint to copy; it is kept in ``Request/base``.
+    public init<Base: Endpoint>(_ endpoint: Base) where Base.Response == Response {
+        self.init(
+            path: endpoint.path, method: endpoint.method, query: endpoint.query, headers: endpoint.headers,
+            body: endpoint.body, timeout: endpoint.timeout, retryPolicy: endpoint.retryPolicy,
+            requiresAuthentication: endpoint.requiresAuthentication,
+            acceptedStatusCodes: endpoint.acceptedStatusCodes, sampleData: endpoint.sampleData, base: endpoint)
+    }
+
+    // The one initialiser that sets the stored properties; the public ones differ in their first
+    // label, so neither can call itself by overload resolution.
+    init(
+        path: String, method: HTTPMethod, query: [URLQueryItem], headers: [String: String], body: RequestBody,
+        timeout: TimeInterval?, retryPolicy: RetryPolicy?, requiresAuthentication: Bool,
+        acceptedStatusCodes: StatusCodeSet, sampleData: Data, base: (any Endpoint)?
+    ) {
+        self.path = path
+        self.method = method
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.retryPolicy = retryPolicy
+        self.requiresAuthentication = requiresAuthentication
+        self.acceptedStatusCodes = acceptedStatusCodes
+        self.sampleData = sampleData
+        self.base = base
+    }
+}
+
+extension Request where Response == JSON {
+    /// A request for `path` answered with untyped ``JSON``: what `Request("…")` gives when the
+    /// response type is not spelled out.
+    ///
+    /// ```swift
+    /// let status = try await client.send(Request("status"))
+    /// print(status["healthy"].bool ?? false)
+    /// ```
+    ///
+    /// The parameters and their defaults are those of the typed `init(_:method:…)`.
+    public init(
+        _ path: String, method: HTTPMethod = .get, query: [URLQueryItem] = [], headers: [String: String] = [:],
+        body: RequestBody = .none, timeout: TimeInterval? = nil, retryPolicy: RetryPolicy? = nil,
+        requiresAuthentication: Bool = true, acceptedStatusCodes: StatusCodeSet = .successful, sampleData: Data = Data()
+    ) {
+        self.init(
+            path: path, method: method, query: query, headers: headers, body: body, timeout: timeout,
+            retryPolicy: retryPolicy, requiresAuthentication: requiresAuthentication,
+            acceptedStatusCodes: acceptedStatusCodes, sampleData: sampleData, base: nil)
+    }
+}
+
+extension Request {
+    /// A `GET` request, e.g. `Request<[User]>.get("users", query: [URLQueryItem(name: "page", value: "2")])`.
+    ///
+    /// - Parameters:
+    ///   - path: The path appended to the client's base URL.
+    ///   - query: Query items; default none.
+    ///   - headers: Header fields over the client's defaults; default none.
+    /// - Returns: The request; set its other properties on the copy.
+    public static func get(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> Request {
+        Request(path, method: .get, query: query, headers: headers)
+    }
+
+    /// A `POST` request, e.g. `Request<User>.post("users", body: .json(newUser))`.
+    ///
+    /// - Parameters:
+    ///   - path: The path appended to the client's base URL.
+    ///   - body: The body; default `.none`.
+    ///   - headers: Header fields over the client's defaults; default none.
+    /// - Returns: The request; set its other properties on the copy.
+    public static func post(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
+        Request(path, method: .post, headers: headers, body: body)
+    }
+
+    /// A `PUT` request; the parameters are those of ``post(_:body:headers:)``.
+    public static func put(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
+        Request(path, method: .put, headers: headers, body: body)
+    }
+
+    /// A `PATCH` request; the parameters are those of ``post(_:body:headers:)``.
+    public static func patch(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
+        Request(path, method: .patch, headers: headers, body: body)
+    }
+
+    /// A `DELETE` request; the parameters are those of ``get(_:query:headers:)``.
+    public static func delete(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> Request {
+        Request(path, method: .delete, query: query, headers: headers)
+    }
+}
