@@ -64,80 +64,24 @@ extension DecodedResponse: Decodable {
 }
 
 /// A `Response` type that the client builds from the whole response instead of decoding it
-/// from the body with `JSONDecoder` (``DecodedResponse``).
+/// from the body with `JSONDecoder` (``DecodedResponse``, optionals).
 protocol ResponseEnvelope {
     /// Whether building one decodes the body (`false` when the wrapped value is the response
     /// itself or ``EmptyResponse``): a decode may then run wherever the response arrives.
     static var decodesBody: Bool { get }
 
-    /// Builds the envelope from a response, decoding its body with the decoder where the
-    /// wrapped type needs it. (A closure rather than a method: the pipeline keeps it, and a
-    /// metatype is not `Sendable`.)
-    static var make: @Sendable (HTTPResponse, JSONDecoder) -> Result<any Sendable, NetworkError> { get }
+    /// Builds the envelope from a response, decoding its body with `decoder` where the wrapped
+    /// type needs it. (A method, not a stored closure: an optional's wrapped type need not be
+    /// `Sendable`, so a closure capturing it could not be kept by the pipeline.)
+    static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<Any, NetworkError>
 }
 
 extension DecodedResponse: ResponseEnvelope {
     static var decodesBody: Bool { ResponseBody.needsDecoding(Value.self) }
 
-    static var make: @Sendable (HTTPResponse, JSONDecoder) -> Result<any Sendable, NetworkError> {
-        { response, decoder in
-            ResponseBody.decode(Value.self, from: response, decoder: decoder).map {
-                DecodedResponse(value: $0, response: response)
-            }
+    static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<Any, NetworkError> {
+        ResponseBody.decode(Value.self, from: response, decoder: decoder).map {
+            DecodedResponse(value: $0, response: response) as Any
         }
-    }
-}
-
-/// How the client turns a response body into an endpoint's `Response`, type by type (see
-/// ``NetworkClient/request(_:)``).
-enum ResponseBody {
-    /// Whether `type` is decoded from the body at all.
-    static func needsDecoding<Value>(_ type: Value.Type) -> Bool {
-        if Value.self == HTTPResponse.self || Value.self == EmptyResponse.self { return false }
-        if let envelope = Value.self as? any ResponseEnvelope.Type { return envelope.decodesBody }
-        return true
-    }
-
-    /// `response` as a `Value`: the response itself, `EmptyResponse()`, parsed ``JSON``, an
-    /// envelope, or `decoder`'s decoding of the body.
-    static func decode<Value: Decodable & Sendable>(
-        _ type: Value.Type, from response: HTTPResponse, decoder: JSONDecoder
-    ) -> Result<Value, NetworkError> {
-        if Value.self == HTTPResponse.self { return cast(response, response) }
-        if Value.self == EmptyResponse.self { return cast(EmptyResponse(), response) }
-        if Value.self == JSON.self { return json(response).flatMap { cast($0, response) } }
-        if let envelope = Value.self as? any ResponseEnvelope.Type {
-            return envelope.make(response, decoder).flatMap { cast($0, response) }
-        }
-        return typed(Value.self, response, decoder)
-    }
-
-    /// The body parsed as ``JSON`` (an empty body is ``JSON/null``).
-    static func json(_ response: HTTPResponse) -> Result<JSON, NetworkError> {
-        do {
-            return .success(response.body.isEmpty ? JSON.null : try JSON(data: response.body))
-        } catch {
-            return .failure(.decodingFailed(underlying: error, response: response))
-        }
-    }
-
-    /// The body decoded by `decoder`.
-    static func typed<Value: Decodable>(
-        _ type: Value.Type, _ response: HTTPResponse, _ decoder: JSONDecoder
-    ) -> Result<Value, NetworkError> {
-        do {
-            return .success(try decoder.decode(Value.self, from: response.body))
-        } catch {
-            return .failure(.decodingFailed(underlying: error, response: response))
-        }
-    }
-
-    /// `value` as a `Value` (its dynamic type was checked by the caller; a mismatch is reported,
-    /// never trapped on).
-    static func cast<Source, Value>(_ value: Source, _ response: HTTPResponse) -> Result<Value, NetworkError> {
-        guard let typed = value as? Value else {
-            return .failure(.decodingFailed(underlying: ResponseTypeMismatch(), response: response))
-        }
-        return .success(typed)
     }
 }

@@ -11,6 +11,11 @@ extension NetworkClient {
     /// - `E.Response == JSON`: the body parsed as JSON (an empty body gives ``JSON/null``).
     /// - `E.Response == HTTPResponse`: the response itself, not decoded.
     /// - `E.Response == EmptyResponse`: `EmptyResponse()`; the body is not read.
+    /// - `E.Response == Data`: the body's bytes as received.
+    /// - `E.Response == String`: the body as text (``HTTPResponse/text``: the `Content-Type`'s
+    ///   charset, UTF-8 by default); bytes that are not valid text fail with `.decodingFailed`.
+    /// - `E.Response == Value?`: `nil` for an empty body (a `204`), otherwise `Value` by these
+    ///   same rules (a JSON `null` is `nil` too).
     /// - `E.Response == DecodedResponse<Value>`: the value decoded by these same rules, with the
     ///   response it came from (see ``Endpoint/withHTTPResponse()``).
     /// - Otherwise: decoded with ``Configuration/decoder``.
@@ -226,8 +231,9 @@ extension NetworkClient {
 
     /// The execution of `endpoint`, delivering to `resolver` or `handler` (exactly one is set):
     /// the one pipeline behind every style. It decodes as ``request(_:)`` documents: the
-    /// response itself for `HTTPResponse`, nothing for `EmptyResponse`, parsed `JSON`, a
-    /// `DecodedResponse` built by its own rules (see `ResponseBody`), or ``Configuration/decoder``.
+    /// response itself for `HTTPResponse`, nothing for `EmptyResponse`, parsed `JSON`, the raw
+    /// body for `Data`, its text for `String`, a `DecodedResponse` or an optional built by its
+    /// own rules (see `ResponseBody`), or ``Configuration/decoder``.
     /// Throws when the request cannot be built.
     private func makeExecution<E: Endpoint>(
         _ endpoint: E, resolver: Resolver<E.Response>?, handler: RequestExecution<E.Response>.Handler?,
@@ -250,13 +256,24 @@ extension NetworkClient {
                 ResponseBody.json(response).flatMap { ResponseBody.cast($0, response) }
             }
         }
+        if E.Response.self == Data.self {
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
+                ResponseBody.cast(response.body, response)
+            }
+        }
+        if E.Response.self == String.self {
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
+                ResponseBody.text(response).flatMap { ResponseBody.cast($0, response) }
+            }
+        }
         let decoder = core.configuration.decoder
         if let envelope = E.Response.self as? any ResponseEnvelope.Type {
-            let make = envelope.make
+            // The metatype is looked up again when the response arrives: an envelope's own
+            // metatype is not `Sendable`, so the closure cannot keep `envelope`.
             return try buildExecution(
                 endpoint, resolver: resolver, handler: handler, needsDecoding: envelope.decodesBody, progress: progress
             ) { response in
-                make(response, decoder).flatMap { ResponseBody.cast($0, response) }
+                ResponseBody.decode(E.Response.self, from: response, decoder: decoder)
             }
         }
         return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
