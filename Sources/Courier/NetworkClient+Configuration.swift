@@ -56,6 +56,29 @@ extension NetworkClient {
         /// Reads the server's error details from a failed response. Default: ``ServerMetadata/parse(_:)``.
         public var errorMetadataParser: @Sendable (HTTPResponse) -> ServerMetadata?
 
+        /// Checks each successful response before it is decoded, for APIs that report errors
+        /// inside a `200` (`{"metadata":{"status":"E42","desc":"…"}}`). Default: `nil`, only the
+        /// status decides (Alamofire's `validate { }`, Get's `validateResponse`).
+        ///
+        /// It runs for every attempt whose status the endpoint accepts, after the status check
+        /// and before plugins hear of the result, on the thread the response arrived on (keep it
+        /// quick). To fail the attempt, throw: a thrown ``NetworkError`` is used as it is (so
+        /// `.serverError(statusCode: 503, …)` is retried like a 503); any other error becomes
+        /// ``NetworkError/decodingFailed(underlying:response:)`` with this response. Plugins, the
+        /// endpoint's retry policy and the caller then see that error. The response's `body` is
+        /// empty for a download (the body is in `bodyFileURL`) and for a streamed response (its
+        /// head only).
+        ///
+        /// ```swift
+        /// configuration.responseValidator = { response, endpoint in
+        ///     let metadata = ServerMetadata.parse(response)
+        ///     if let status = metadata?.status, status != "0000" {
+        ///         throw NetworkError.clientError(statusCode: 422, metadata: metadata, response: response)
+        ///     }
+        /// }
+        /// ```
+        public var responseValidator: (@Sendable (_ response: HTTPResponse, _ endpoint: any Endpoint) throws -> Void)?
+
         /// The largest response body, in bytes, that is accepted; a larger one fails the request
         /// with ``NetworkError/invalidRequest(reason:)``. Default: 50 MiB.
         public var maximumResponseSize: Int
@@ -77,6 +100,7 @@ extension NetworkClient {
             plugins = []
             authenticator = nil
             errorMetadataParser = { ServerMetadata.parse($0) }
+            responseValidator = nil
             maximumResponseSize = 50 * 1024 * 1024
             scheduler = DispatchScheduler()
         }

@@ -39,6 +39,8 @@ extension RequestExecution {
         case .success(let response):
             if let error = NetworkError.classify(response, accepted: acceptedStatusCodes, parser: parser) {
                 classified = .failure(error)
+            } else if let validate = core.configuration.responseValidator {
+                classified = Self.validated(response, for: endpoint, by: validate)
             } else {
                 classified = .success(response)
             }
@@ -65,6 +67,22 @@ extension RequestExecution {
             deliver(response, decodeElsewhere: decodeElsewhere)
         case .failure(let error):
             retryOrFail(error)
+        }
+    }
+
+    /// `response`, or the error the client's ``NetworkClient/Configuration/responseValidator``
+    /// throws for it (a non-``NetworkError`` as `.decodingFailed`).
+    private static func validated(
+        _ response: HTTPResponse, for endpoint: any Endpoint,
+        by validate: @Sendable (HTTPResponse, any Endpoint) throws -> Void
+    ) -> Result<HTTPResponse, NetworkError> {
+        do {
+            try validate(response, endpoint)
+            return .success(response)
+        } catch let error as NetworkError {
+            return .failure(error)
+        } catch {
+            return .failure(.decodingFailed(underlying: error, response: response))
         }
     }
 
