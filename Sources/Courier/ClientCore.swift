@@ -10,6 +10,8 @@ final class ClientCore: Sendable {
     let gate: RequestGate
     let transport: any HTTPTransport
     let authenticationRefresh = AuthenticationRefresh()
+    /// The requests that started and were not released yet, for `cancelAll`.
+    let liveRequests = LiveRequests()
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration

@@ -70,7 +70,8 @@ enum HTTPDate {
     private static func date(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
         guard (1...daysIn(month: month, year: year)).contains(day) else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + seconds))
+        // In floating point: on a 32-bit `Int` (watchOS devices) `days * 86_400` overflows past 2038.
+        return Date(timeIntervalSince1970: TimeInterval(days) * 86_400 + TimeInterval(seconds))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

@@ -117,4 +117,31 @@ public final class NetworkClient: Sendable {
     public var isPaused: Bool {
         core.gate.isPaused
     }
+
+    /// Cancels every request of this client that has not settled (or those `shouldCancel`
+    /// picks), wherever each one is: held by a pause, being sent, waiting to retry, waiting for
+    /// a credential refresh. Each settles with ``NetworkError/cancelled`` at once, in every call
+    /// style; streams and event sources end with it.
+    ///
+    /// Requests made afterwards run as usual: this is a clean-up (on logout, when a screen goes
+    /// away), not a switch. Alamofire's `Session.cancelAllRequests()`.
+    ///
+    /// ```swift
+    /// func logOut() {
+    ///     client.cancelAll()                                       // nothing in flight survives
+    ///     client.cancelAll { $0.path.hasPrefix("search") }         // or only some of them
+    /// }
+    /// ```
+    ///
+    /// - Parameter shouldCancel: Picks the requests to cancel by the endpoint the caller passed;
+    ///   default: all of them. Called outside every lock of the client.
+    /// - Returns: How many requests this call cancelled.
+    @discardableResult
+    public func cancelAll(where shouldCancel: (any Endpoint) -> Bool = { _ in true }) -> Int {
+        var cancelled = 0
+        for request in core.liveRequests.snapshot() where shouldCancel(request.endpoint) {
+            if request.cancelIfPending() { cancelled += 1 }
+        }
+        return cancelled
+    }
 }

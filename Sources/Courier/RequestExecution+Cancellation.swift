@@ -65,12 +65,18 @@ extension RequestExecution {
         abandon()
     }
 
+    /// ``cancel()``, telling whether this call settled the request (`false` when it had settled).
+    func cancelIfPending() -> Bool {
+        abandon()
+    }
+
     /// The client went away while the request was held.
     func gateClosed() {
         abandon()
     }
 
-    private func abandon() {
+    @discardableResult
+    private func abandon() -> Bool {
         var partial: PartialDownload?   // a download's saved start that no attempt will resume now
         let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
             guard !state.phase.isFinished else { return nil }
@@ -81,7 +87,7 @@ extension RequestExecution {
             defer { state.deadline = nil }
             return (previous, state.deadline, state.sentRequest)
         }
-        guard let (previous, deadline, sent) = taken else { return }
+        guard let (previous, deadline, sent) = taken else { return false }
         deadline?.cancel()
         partial?.discard()
         switch previous {
@@ -98,5 +104,6 @@ extension RequestExecution {
             break
         }
         deliver(.failure(.cancelled))
+        return true
     }
 }

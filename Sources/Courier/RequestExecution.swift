@@ -13,7 +13,7 @@ import Promises
 /// what to do; the side effects run after the lock is released. An event that belongs to an
 /// earlier attempt, or arrives after the request settled, is ignored, so the request settles
 /// exactly once.
-final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWaiter, CancellableRequest, Sendable {
+final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWaiter, LiveRequest, Sendable {
     let core: ClientCore
     let endpoint: any Endpoint
     let request: URLRequest
@@ -105,6 +105,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// dropped its completion without calling it, on a request with no deadline (an infinite
     /// timeout). The caller hears of it instead of waiting forever.
     deinit {
+        core.liveRequests.remove(ObjectIdentifier(self))
         if !state.withLock({ $0.phase.isFinished }) { deliverAbandonment() }
     }
 
@@ -151,6 +152,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// copies does not count) and covers it: a copy that is slow or stuck (a hung network file
     /// system) ends the request with ``NetworkError/timedOut``.
     func start() {
+        core.liveRequests.add(self)
         guard let stagedForm else { return beginAttempt() }
         StagedForm.queue.async { [self] in
             let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in

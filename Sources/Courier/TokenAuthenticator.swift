@@ -265,9 +265,10 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch self {
         case .refreshLimitExceeded(let count, let window):
-            // `Int(_:)` traps on infinity, NaN and huge values; a window like that means "ever".
+            // `Int64(_:)` traps on infinity, NaN and huge values; a window like that means "ever".
+            // (Not `Int`: 32 bits on watchOS devices.)
             window.isFinite && abs(window) < 1e15
-                ? "Gave up refreshing the credential: \(count) refreshes within \(Int(window)) s"
+                ? "Gave up refreshing the credential: \(count) refreshes within \(Int64(window)) s"
                 : "Gave up refreshing the credential: \(count) refreshes, the most allowed"
         case .rejectedAfterRefresh:
             "The server rejected the request again after the credential was refreshed"

@@ -31,19 +31,24 @@ extension Promise {
 /// after(seconds: 0.5).then { client.request(Feed.latest) }
 /// ```
 public func after(seconds: TimeInterval) -> Promise<Void> {
+    // Seconds go to `DispatchTime` as a `Double` (it clamps), never through a nanosecond `Int`,
+    // which holds barely a second on a 32-bit `Int` (watchOS devices).
     let delay = seconds.isFinite ? max(0, seconds) : Double(Int32.max)
-    return after(.nanoseconds(Int(min(delay * 1e9, Double(Int.max / 2)))))
+    return fulfilled(at: .now() + delay)
 }
 
 /// A promise fulfilled after `interval` has passed. Cancelling it rejects it at once.
 ///
 /// - Parameter interval: The delay; `.never` never fulfils (cancel it instead).
 public func after(_ interval: DispatchTimeInterval) -> Promise<Void> {
+    interval == .never ? Promise<Void>(upstream: nil) : fulfilled(at: .now() + interval)
+}
+
+/// A promise fulfilled at `deadline`, on a global queue.
+private func fulfilled(at deadline: DispatchTime) -> Promise<Void> {
     let promise = Promise<Void>(upstream: nil)
-    if interval != .never {
-        DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [weak promise] in
-            promise?._resolve(.success(()))
-        }
+    DispatchQueue.global().asyncAfter(deadline: deadline) { [weak promise] in
+        promise?._resolve(.success(()))
     }
     return promise
 }

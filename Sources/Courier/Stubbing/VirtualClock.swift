@@ -97,6 +97,21 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
         condition.waitUntil({ items.count >= count }, timeout: timeout)
     }
 
+    /// Blocks until some work is scheduled to fall due at virtual time `due` (within a
+    /// microsecond), or `timeout` real seconds pass: for telling one timer from another, such as
+    /// a retry's back-off from the request's deadline.
+    ///
+    /// ```swift
+    /// // RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(5), jitter: 0)
+    /// XCTAssertTrue(clock.waitUntilPending(dueAt: clock.now + 5))   // the retry is scheduled
+    /// ```
+    ///
+    /// - Returns: `true` when such work is there, `false` on timeout.
+    @discardableResult
+    public func waitUntilPending(dueAt due: TimeInterval, timeout: TimeInterval = 5) -> Bool {
+        condition.waitUntil({ items.contains { abs($0.due - due) < 1e-6 } }, timeout: timeout)
+    }
+
     private func takeNext(dueBy target: TimeInterval) -> Item? {
         condition.lock()
         defer { condition.unlock() }

@@ -55,6 +55,20 @@ final class CancellationIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(error.map(errorKind), "PromiseError.cancelled")
     }
 
+    func test_givenRequestsInFlight_whenTheClientCancelsAll_thenEachEndsCancelledQuickly() throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let first = client.request(LiveJSONEndpoint(path: "delay/5"))
+        XCTAssertTrue(plugin.waitForSend(), "the request never reached the transport")
+        let second = client.request(LiveJSONEndpoint(path: "delay/5"))
+        XCTAssertTrue(plugin.waitForSend(), "the second request never reached the transport")
+        XCTAssertEqual(client.cancelAll(), 2)
+        // Settled within 3 s of a 5 s answer: the cancel ended them, not the answers.
+        XCTAssertEqual(failure(of: first, within: 3).map(errorKind), "cancelled")
+        XCTAssertEqual(failure(of: second, within: 3).map(errorKind), "cancelled")
+        XCTAssertNoThrow(try value(of: client.request(LiveJSONEndpoint(path: "delay/0"))), "later requests run as usual")
+    }
+
     func test_givenAChainOnARequest_whenTheLastLinkIsCancelled_thenTheRequestIsCancelled() throws {
         let plugin = AttemptRecorder()
         let client = try makeClient { $0.plugins = [plugin] }

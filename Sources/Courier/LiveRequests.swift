@@ -1,0 +1,40 @@
+import Foundation
+
+/// The requests of one client that started and have not been released, for
+/// ``NetworkClient/cancelAll(where:)``.
+///
+/// Entries are weak: whatever keeps a pending request alive (the gate, the transport, a
+/// deadline, a retry timer) keeps it here too, and a request that every one of them let go still
+/// reaches its `deinit` (which settles it and removes it). A request is added when it starts and
+/// removed in its `deinit`, so a settled request lingers only as long as something holds it;
+/// cancelling a settled request does nothing.
+final class LiveRequests: Sendable {
+    private struct Entry: Sendable {
+        weak var request: (any LiveRequest)?
+    }
+
+    private let entries = Protected([ObjectIdentifier: Entry]())
+
+    /// Adds `request`.
+    func add(_ request: any LiveRequest) {
+        entries.withLock { $0[ObjectIdentifier(request)] = Entry(request: request) }
+    }
+
+    /// Removes the request with identity `identifier` (from its `deinit`).
+    func remove(_ identifier: ObjectIdentifier) {
+        _ = entries.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    /// The requests still alive, in no particular order.
+    func snapshot() -> [any LiveRequest] {
+        entries.withLock { entries in entries.values.compactMap(\.request) }
+    }
+}
+
+/// A request ``LiveRequests`` can cancel.
+protocol LiveRequest: CancellableRequest {
+    /// The endpoint the caller passed.
+    var endpoint: any Endpoint { get }
+    /// Cancels it; `true` when this call settled it, `false` when it had settled already.
+    func cancelIfPending() -> Bool
+}

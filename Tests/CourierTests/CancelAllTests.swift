@@ -1,0 +1,119 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `NetworkClient.cancelAll(where:)`: every unsettled request ends with `.cancelled`, wherever it is.
+final class CancelAllTests: XCTestCase {
+    func test_givenHeldRequests_whenCancelledAll_thenEachEndsCancelledAndLaterRequestsRun() {
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        client.pause()
+        let held = (0..<3).map { client.request(Request("items/\($0)")) }
+        XCTAssertEqual(client.cancelAll(), 3)
+        XCTAssertEqual(held.map { outcomeName(settle($0)) }, ["cancelled", "cancelled", "cancelled"])
+        client.resume()
+        XCTAssertEqual(outcomeName(settle(client.request(Request("after")))), "ok")
+        XCTAssertEqual(client.cancelAll(), 0, "settled requests are not counted")
+    }
+
+    func test_givenRequestsInFlight_whenCancelledAll_thenTheyEndAtOnceAndTheirTransportWorkIsDropped() async throws {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing().delay(30).body(json: "{}").clock(clock).makeClient()
+        let promise = client.request(Request("slow"))
+        let completed = expectation(description: "completion")
+        let completion = SharedValue<String>("pending")
+        client.request(Request("slow")) { result in
+            completion.withLock { $0 = outcomeName(result.mapError { $0 as any Error }) }
+            completed.fulfill()
+        }
+        let task = Task { try await client.send(Request("slow")) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 6), "three deadlines and three stub delays")
+        XCTAssertEqual(client.cancelAll(), 3)
+        XCTAssertEqual(outcomeName(settle(promise)), "cancelled")
+        await fulfillment(of: [completed], timeout: 5)
+        XCTAssertEqual(completion.withLock { $0 }, "cancelled")
+        do {
+            _ = try await task.value
+            XCTFail("send should throw")
+        } catch let error as NetworkError {
+            XCTAssertEqual(error.shortName, "cancelled")
+        }
+        XCTAssertEqual(clock.pendingCount, 0, "deadlines and stub delays are cancelled with the requests")
+    }
+
+    func test_givenARequestBetweenRetries_whenCancelledAll_thenCancelledAndNoRetryIsLeft() {
+        let clock = VirtualClock()
+        let attempts = SharedValue(0)
+        let client = NetworkClient.stubbing().clock(clock).respond { _ in
+            attempts.withLock { $0 += 1 }
+            return StubResponse(status: 503)
+        }.makeClient()
+        var request = Request<JSON>("flaky")
+        request.retryPolicy = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .seconds(20), jitter: 0)
+        let promise = client.request(request)
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 20), "the retry was never scheduled")
+        XCTAssertEqual(client.cancelAll(), 1)
+        XCTAssertEqual(outcomeName(settle(promise)), "cancelled")
+        XCTAssertEqual(clock.pendingCount, 0, "the retry timer and the deadline are cancelled")
+        clock.advance(by: 200)
+        XCTAssertEqual(attempts.withLock { $0 }, 1)
+    }
+
+    func test_givenAFilter_whenCancelledAll_thenOnlyTheChosenEndpointsAreCancelled() {
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        client.pause()
+        let search = client.request(Request("search/books"))
+        let profile = client.request(Request("me"))
+        let typed = client.request(Request<HTTPResponse>("search/films"))
+        XCTAssertEqual(client.cancelAll { $0.path.hasPrefix("search") }, 2)
+        client.resume()
+        XCTAssertEqual(outcomeName(settle(search)), "cancelled")
+        XCTAssertEqual(outcomeName(settle(typed)), "cancelled")
+        XCTAssertEqual(outcomeName(settle(profile)), "ok")
+    }
+
+    func test_givenAnotherClient_whenCancelledAll_thenItsRequestsAreUntouched() {
+        let first = NetworkClient.stubbing().body(json: "{}").makeClient()
+        let second = NetworkClient.stubbing().body(json: "{}").makeClient()
+        second.pause()
+        let other = second.request(Request("x"))
+        XCTAssertEqual(first.cancelAll(), 0)
+        second.resume()
+        XCTAssertEqual(outcomeName(settle(other)), "ok")
+    }
+
+    func test_givenManyThreadsRequestingAndCancelling_whenAllSettle_thenEachSettlesOnceAndCountsAgree() {
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        let threads = 8, perThread = 250
+        let settled = SharedValue<[String: Int]>([:])
+        let cancelledByCalls = SharedValue(0)
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            group.enter()
+            DispatchQueue.global().async {
+                for index in 0..<perThread {
+                    group.enter()
+                    client.request(Request<JSON>("t\(thread)/\(index)")) { result in
+                        let name = outcomeName(result.mapError { $0 as any Error })
+                        settled.withLock { $0[name, default: 0] += 1 }
+                        group.leave()
+                    }
+                    if index % 25 == 0 {
+                        let count = client.cancelAll()
+                        cancelledByCalls.withLock { $0 += count }
+                    }
+                }
+                group.leave()
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "a request never settled")
+        let outcomes = settled.withLock { $0 }
+        XCTAssertEqual(outcomes.values.reduce(0, +), threads * perThread, "each request settles exactly once")
+        XCTAssertEqual(Set(outcomes.keys).subtracting(["ok", "cancelled"]), [])
+        XCTAssertEqual(outcomes["cancelled", default: 0], cancelledByCalls.withLock { $0 })
+    }
+}
