@@ -54,7 +54,7 @@ extension RequestExecution {
     func attemptTimedOut(sent: URLRequest?) {
         let error = NetworkError.timedOut
         if let sent {
-            for plugin in core.configuration.plugins { plugin.didReceive(.failure(error), for: sent) }
+            for plugin in core.configuration.plugins { plugin.didReceive(.failure(error), for: sent, endpoint: endpoint) }
         }
         retryOrFail(error)
     }
@@ -96,7 +96,7 @@ extension RequestExecution {
         case .sending(let task):
             task.cancel()
             if let sent {
-                for plugin in core.configuration.plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
+                for plugin in core.configuration.plugins { plugin.didReceive(.failure(.cancelled), for: sent, endpoint: endpoint) }
             }
         case .waitingToRetry(let work):
             work?.cancel()

@@ -47,7 +47,7 @@ extension RequestExecution {
         case .failure(let error):
             classified = .failure(NetworkError.fromTransport(error))
         }
-        for plugin in core.configuration.plugins { plugin.didReceive(classified, for: sent) }
+        for plugin in core.configuration.plugins { plugin.didReceive(classified, for: sent, endpoint: endpoint) }
 
         if case .success(let response) = result, requiresAuthentication,
            let authenticator = core.configuration.authenticator, authenticator.isAuthenticationFailure(response) {

@@ -293,7 +293,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                 return fail(error)
             }
         }
-        for plugin in plugins { plugin.willSend(outgoing) }
+        for plugin in plugins { plugin.willSend(outgoing, for: endpoint) }
         let sent = outgoing
 
         // The generation travels with the completion: an answer that arrives inside `send`
@@ -333,7 +333,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             // Cancelled while `send` ran: the request did go out, so the plugins that saw
             // `willSend` also hear how it ended, as for a cancellation in flight.
             task.cancel()
-            for plugin in plugins { plugin.didReceive(.failure(.cancelled), for: sent) }
+            for plugin in plugins { plugin.didReceive(.failure(.cancelled), for: sent, endpoint: endpoint) }
         case .settled:
             // Completed inside `send` (or cancelled before it): cancelling a finished task does
             // nothing. A streamed body is still arriving, though: its reader decides when the

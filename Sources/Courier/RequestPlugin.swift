@@ -37,6 +37,34 @@ public protocol RequestPlugin: Sendable {
     ///   - result: the response (any status), or the error.
     ///   - request: the request as sent.
     func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest)
+
+    /// ``willSend(_:)`` with the endpoint the caller passed, for plugins that tell calls apart
+    /// by endpoint (Moya's `willSend(_:target:)`). The client calls this one; its default calls
+    /// ``willSend(_:)``, so implement one of the two.
+    ///
+    /// ```swift
+    /// struct Analytics: RequestPlugin {
+    ///     func willSend(_ request: URLRequest, for endpoint: any Endpoint) {
+    ///         if endpoint is Checkout { Tracker.mark("checkout started") }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: the request exactly as sent.
+    ///   - endpoint: the endpoint the caller passed (a ``Request`` made from another endpoint
+    ///     keeps that one in ``Request/base``).
+    func willSend(_ request: URLRequest, for endpoint: any Endpoint)
+
+    /// ``didReceive(_:for:)`` with the endpoint the caller passed (Moya's
+    /// `didReceive(_:target:)`). The client calls this one; its default calls
+    /// ``didReceive(_:for:)``, so implement one of the two.
+    ///
+    /// - Parameters:
+    ///   - result: the response (any status the endpoint accepts), or the error.
+    ///   - request: the request as sent.
+    ///   - endpoint: the endpoint the caller passed.
+    func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint)
 }
 
 extension RequestPlugin {
@@ -46,4 +74,10 @@ extension RequestPlugin {
     public func willSend(_ request: URLRequest) {}
     /// Default: does nothing.
     public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {}
+    /// Default: calls ``willSend(_:)``.
+    public func willSend(_ request: URLRequest, for endpoint: any Endpoint) { willSend(request) }
+    /// Default: calls ``didReceive(_:for:)``.
+    public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint) {
+        didReceive(result, for: request)
+    }
 }
