@@ -80,6 +80,27 @@ public enum RequestBody: Sendable {
         }.joined(separator: "&")
     }
 
+    /// Form fields in the order given, a name repeated as often as it appears,
+    /// `application/x-www-form-urlencoded`: for arrays and for servers that read the order
+    /// (what the dictionary form cannot say). Names and values are encoded as there; an item with a `nil`
+    /// value is sent as the bare name. Array conventions are yours to spell: `tags[]` or `tags`.
+    ///
+    /// ```swift
+    /// var body: RequestBody {
+    ///     .form([URLQueryItem(name: "tags[]", value: "swift"), URLQueryItem(name: "tags[]", value: "http"),
+    ///            URLQueryItem(name: "draft", value: nil)])   // tags%5B%5D=swift&tags%5B%5D=http&draft
+    /// }
+    /// ```
+    ///
+    /// - Parameter items: The fields, in order.
+    /// - Returns: A `.data` body with the encoded fields and the form content type.
+    public static func form(_ items: [URLQueryItem]) -> RequestBody {
+        let text = items.map { item in
+            item.value.map { formEscape(item.name) + "=" + formEscape($0) } ?? formEscape(item.name)
+        }.joined(separator: "&")
+        return .data(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
     private static func formEscape(_ text: String) -> String {
         // Only fails for invalid UTF-16, which a Swift String cannot hold; fall back to the text itself.
         text.addingPercentEncoding(withAllowedCharacters: formAllowed) ?? text

@@ -42,6 +42,32 @@ final class RequestBodyTests: XCTestCase {
         XCTAssertEqual(text, "a=%C5%BC%C3%B3%C5%82w%2F%3F%23&b=1%262%3D3%2B4&q=swift%20promises&%C3%A9%20key=~._-")
     }
 
+    func test_givenFormItems_whenEncoded_thenOrderAndRepeatsAreKeptAndNilIsABareName() throws {
+        let body = RequestBody.form([
+            URLQueryItem(name: "z", value: "last&first"), URLQueryItem(name: "tags[]", value: "a b"),
+            URLQueryItem(name: "tags[]", value: "c+d"), URLQueryItem(name: "flag", value: nil),
+            URLQueryItem(name: "empty", value: ""),
+        ])
+        let encoded = try body.encoded(using: JSONEncoder())
+        XCTAssertEqual(encoded.contentType, "application/x-www-form-urlencoded")
+        let text = try XCTUnwrap(encoded.data.flatMap { String(data: $0, encoding: .utf8) })
+        XCTAssertEqual(text, "z=last%26first&tags%5B%5D=a%20b&tags%5B%5D=c%2Bd&flag&empty=")
+    }
+
+    func test_givenFormItems_whenLoggedAsCurl_thenCredentialFieldsAreRedacted() throws {
+        let client = NetworkClient(baseURL: try XCTUnwrap(URL(string: "https://api.example.com")))
+        struct Login: Endpoint {
+            var path: String { "login" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody {
+                .form([URLQueryItem(name: "user", value: "ada"), URLQueryItem(name: "password", value: "hunter2")])
+            }
+        }
+        let curl = try client.curlCommand(for: Login())
+        XCTAssertFalse(curl.contains("hunter2"), curl)
+        XCTAssertTrue(curl.contains("user=ada"), curl)
+    }
+
     func test_givenEmptyForm_whenEncoded_thenEmptyBody() throws {
         let encoded = try RequestBody.form([:]).encoded(using: JSONEncoder())
         XCTAssertEqual(encoded.data, Data())
