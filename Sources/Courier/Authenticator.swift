@@ -45,6 +45,15 @@ public protocol Authenticator: Sendable {
     /// - Returns: A promise that fulfils once the new credential is in place, or rejects when
     ///   no credential can be obtained.
     func refresh(failedCredential: String?) -> Promise<Void>
+
+    /// Whether the credential should be renewed before the next request is sent (it is about to
+    /// expire). Default: `false`, credentials are renewed only after an authentication failure.
+    ///
+    /// The client asks as each request leaves the gate. When `true`, the request does not go
+    /// out: it waits for ``refresh(failedCredential:)`` exactly as a request rejected with 401
+    /// would (one refresh for all, traffic held), then leaves with the new credential. A request
+    /// waits for at most one such refresh; keep this property quick (it runs for every request).
+    var requiresRefresh: Bool { get }
 }
 
 extension Authenticator {
@@ -57,4 +66,7 @@ extension Authenticator {
     public func credentialIdentifier(of request: URLRequest) -> String? {
         nil
     }
+
+    /// Default: `false`.
+    public var requiresRefresh: Bool { false }
 }

@@ -142,11 +142,41 @@ extension RequestExecution {
     func replayAfterAuthentication() -> Bool {
         let allowed = state.withLock { state -> Bool in
             guard case .evaluating = state.phase else { return false }
-            state.authenticationReplays += 1
+            if state.replayingAfterRefreshBeforeSending {
+                state.replayingAfterRefreshBeforeSending = false
+            } else {
+                state.authenticationReplays += 1
+            }
             return true
         }
         if allowed { beginAttempt() }
         return allowed
+    }
+
+    /// Holds the attempt that just left the gate for a credential refresh, because the
+    /// authenticator says its credential is about to expire (``Authenticator/requiresRefresh``):
+    /// the attempt waits exactly as one rejected with 401 does, and is replayed (not counted as a
+    /// replay) once the refresh succeeds. Nothing was sent, so no plugin hears of it.
+    ///
+    /// Returns `false`, and the attempt goes on, when the request already waited for such a
+    /// refresh, or was cancelled or timed out since it left the gate.
+    func waitForRefreshBeforeSending(attempt: Int, partial: PartialDownload?, authenticator: any Authenticator) -> Bool {
+        let deadline = state.withLock { state -> ScheduledWork?? in
+            guard state.attempt == attempt, case .preparing = state.phase, !state.deadlinePassedWhilePreparing,
+                  !state.refreshedBeforeSending else { return nil }
+            state.phase = .evaluating
+            state.refreshedBeforeSending = true
+            state.replayingAfterRefreshBeforeSending = true
+            state.partialDownload = partial   // for the replay, as a retry would
+            defer { state.deadline = nil }
+            return .some(state.deadline)
+        }
+        guard let deadline else { return false }
+        deadline?.cancel()   // the replay starts a fresh one; the refresh has its own timeout
+        core.authenticationRefresh.handleFailure(
+            of: self, request: authenticator.apply(to: request), sentInGeneration: core.authenticationRefresh.generation,
+            authenticator: authenticator, core: core)
+        return true
     }
 
     /// Retries when the policy allows it, otherwise fails with `error`. Never retries a cancellation.

@@ -238,6 +238,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // take them for a killed process's leftovers (see `PrivateFile.staleAge`).
         if let stagedForm, attempt > 1 { PrivateFile.touch(stagedForm.file) }
         if let partial { PrivateFile.touch(partial.fileURL) }
+        if requiresAuthentication, let authenticator = core.configuration.authenticator, authenticator.requiresRefresh,
+           waitForRefreshBeforeSending(attempt: attempt, partial: partial, authenticator: authenticator) {
+            return
+        }
         // An answer that arrives inside `send` is decoded right there only when `send` runs on
         // the thread that called `request`, that is for the first attempt (retries and replays
         // start on a timer's queue) and off every gate's queue (decoding there would hold up

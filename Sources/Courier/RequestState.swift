@@ -66,6 +66,11 @@ struct RequestState: Sendable {
     var attempt = 0
     var retriesUsed = 0
     var authenticationReplays = 0
+    /// The request waited for a credential refresh before it was first sent (the credential was
+    /// about to expire); it does so at most once.
+    var refreshedBeforeSending = false
+    /// That refresh's replay is due: it does not count as a replay after a rejection.
+    var replayingAfterRefreshBeforeSending = false
     /// The auth-refresh generation when the current attempt left with its credential.
     var authenticationGeneration: UInt64 = 0
     var deadline: ScheduledWork?

@@ -51,20 +51,29 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     /// The refresh loop guard.
     public let refreshLimit: RefreshLimit
 
-    private let refreshToken: @Sendable (_ expiredToken: String?) -> Promise<String>
+    /// How long before its expiry a token is renewed ahead of the next request; see
+    /// ``init(credential:headerField:scheme:refreshLimit:refreshMargin:now:refresh:)``.
+    public let refreshMargin: TimeInterval
+
+    private let refreshToken: @Sendable (_ expiredToken: String?) -> Promise<TokenCredential>
+    private let now: @Sendable () -> Date
     private let lock = NSLock()
     private var currentToken: String?
+    /// When ``currentToken`` expires, and when it was installed; `nil` when not known.
+    private var currentExpiry: (expiresAt: Date, installedAt: Date)?
     /// The refresh in progress, shared by its callers; each caller holds a follower of it.
     private var inFlight: Promise<Void>?
     /// The promise the `refresh` closure returned for ``inFlight``: cancelled once every caller
     /// waiting for the refresh gave up, so that a refresh that never ends cannot block the next.
-    private var inFlightWork: Promise<String>?
+    private var inFlightWork: Promise<TokenCredential>?
     /// Callers of ``inFlight`` that have not given up.
     private var waitingCallers = 0
     /// Counts the refreshes started: one that every caller gave up on, and whose work finished
     /// after a newer one started, must not install its (older) token over the newer one's.
     private var refreshesStarted = 0
     private var refreshStarts: [Date] = []
+    /// Bumped by each ``setToken(_:expiresAt:)``: a refresh that started before keeps its token.
+    private var tokenChanges = 0
 
     /// For tests: called with a refresh's number when its work settled, before its token is
     /// installed (`true`) and after its callers were told (`false`), to hold a refresh at that
@@ -82,20 +91,67 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     ///   - refreshLimit: The refresh loop guard. Default: three refreshes per minute.
     ///   - refresh: Obtains a new token, given the one that was rejected. Requests it makes itself
     ///     must use endpoints with `requiresAuthentication == false`, which are never held.
-    public init(
+    public convenience init(
         token: String?,
         headerField: String = "Authorization",
         scheme: String? = "Bearer",
         refreshLimit: RefreshLimit = .default,
         refresh: @escaping @Sendable (_ expiredToken: String?) -> Promise<String>
     ) {
-        self.currentToken = token
+        self.init(
+            credential: token.map { TokenCredential(token: $0) }, headerField: headerField, scheme: scheme,
+            refreshLimit: refreshLimit
+        ) { expired in
+            refresh(expired).map { TokenCredential(token: $0) }
+        }
+    }
+
+    /// Creates a token authenticator that also knows when its tokens expire, and renews one
+    /// *before* it expires (Alamofire's `AuthenticationCredential.requiresRefresh`): a request
+    /// that leaves the client within `refreshMargin` of the expiry first waits for a refresh,
+    /// single-flight and with traffic held exactly as after a 401, so no request goes out with a
+    /// token about to lapse. A 401 still refreshes as usual (the server's clock decides).
+    ///
+    /// ```swift
+    /// let auth = TokenAuthenticator(credential: TokenCredential(token: saved.token, expiresAt: saved.expiry)) { _ in
+    ///     client.request(Auth.refresh(refreshToken: keychain.refreshToken)).map { json in
+    ///         TokenCredential(token: json["access_token"].string ?? "",
+    ///                         expiresAt: Date().addingTimeInterval(json["expires_in"].double ?? 0))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// A token whose whole life is shorter than twice the margin is renewed halfway through its
+    /// life instead, so a server that issues short-lived tokens cannot cause a refresh per request.
+    /// Each request waits for at most one refresh ahead of sending.
+    ///
+    /// - Parameters:
+    ///   - credential: The current token and its expiry, or `nil` when there is none yet.
+    ///   - headerField: The header that carries the token. Default: `Authorization`.
+    ///   - scheme: Written before the token. Default: `Bearer`; `nil` sends the bare token.
+    ///   - refreshLimit: The refresh loop guard. Default: three refreshes per minute.
+    ///   - refreshMargin: How long before the expiry the token is renewed, in seconds. Default: 60.
+    ///   - now: The clock expiries are compared with. Default: `Date()`; tests pass their own.
+    ///   - refresh: Obtains a new token and its expiry, given the one being replaced.
+    public init(
+        credential: TokenCredential?,
+        headerField: String = "Authorization",
+        scheme: String? = "Bearer",
+        refreshLimit: RefreshLimit = .default,
+        refreshMargin: TimeInterval = 60,
+        now: @escaping @Sendable () -> Date = { Date() },
+        refresh: @escaping @Sendable (_ expiredToken: String?) -> Promise<TokenCredential>
+    ) {
         self.headerField = headerField
         self.scheme = scheme
         self.refreshLimit = refreshLimit
+        self.refreshMargin = refreshMargin.isNaN ? 0 : max(0, refreshMargin)
         self.refreshToken = refresh
+        self.now = now
+        self.currentToken = credential?.token
+        self.currentExpiry = credential?.expiresAt.map { ($0, now()) }
         Redaction.register(headerName: headerField)
-        if let token { Redaction.register(secretValue: token) }
+        if let token = credential?.token { Redaction.register(secretValue: token) }
     }
 
     /// The current token.
@@ -108,10 +164,37 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     /// Replaces the token, for apps that refresh by hand: `pause()`, obtain a token,
     /// `setToken(_:)`, `resume()` — held requests then leave with it.
     public func setToken(_ token: String?) {
+        setToken(token, expiresAt: nil)
+    }
+
+    /// Replaces the token and records when it expires (`nil`: unknown, never renewed ahead).
+    ///
+    /// A token set here wins over a refresh that is still running: when that refresh finishes,
+    /// its token is dropped (so `setToken(nil)` at sign-out stays signed out), and the requests
+    /// waiting for it go on with the token set here.
+    ///
+    /// - Parameters:
+    ///   - token: The new token, or `nil` for none.
+    ///   - expiresAt: When it expires.
+    public func setToken(_ token: String?, expiresAt: Date?) {
         if let token { Redaction.register(secretValue: token) }
+        let installed = now()
         lock.lock()
         currentToken = token
+        currentExpiry = expiresAt.map { ($0, installed) }
+        tokenChanges += 1
         lock.unlock()
+    }
+
+    /// `true` when the token expires within ``refreshMargin`` (or within half its life, when
+    /// that is shorter) and no refresh is running: the client then renews it before sending.
+    public var requiresRefresh: Bool {
+        let time = now()
+        lock.lock()
+        defer { lock.unlock() }
+        guard currentToken != nil, inFlight == nil, let (expiresAt, installedAt) = currentExpiry else { return false }
+        let margin = min(refreshMargin, max(0, expiresAt.timeIntervalSince(installedAt)) / 2)
+        return time >= expiresAt.addingTimeInterval(-margin)
     }
 
     /// Adds the current token to `request`'s ``headerField``, unless there is no token.
@@ -165,19 +248,20 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
             lock.unlock()
             return .value(())
         }
-        let now = Date()
-        refreshStarts.removeAll { now.timeIntervalSince($0) > refreshLimit.window }
+        let started = now()
+        refreshStarts.removeAll { started.timeIntervalSince($0) > refreshLimit.window }
         guard refreshStarts.count < refreshLimit.maximumRefreshes else {
             lock.unlock()
             return Promise(error: AuthenticationError.refreshLimitExceeded(refreshLimit.maximumRefreshes, window: refreshLimit.window))
         }
-        refreshStarts.append(now)
+        refreshStarts.append(started)
         let expired = currentToken
         let (promise, resolver) = Promise<Void>.pending()
         inFlight = promise
         waitingCallers = 1
         refreshesStarted += 1
         let number = refreshesStarted
+        let changesAtStart = tokenChanges
         lock.unlock()
 
         let work = firstly { refreshToken(expired) }
@@ -188,20 +272,24 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
             let hook = refreshFinishingHook.withLock { $0 }
             hook?(number, true)
             defer { hook?(number, false) }
-            var newToken: String?
+            var newToken: TokenCredential?
             let outcome: Result<Void, any Error>
             switch result {
-            case .success(let token) where HeaderValidation.isValidValue(headerValue(for: token)):
-                Redaction.register(secretValue: token)
-                newToken = token
+            case .success(let credential) where HeaderValidation.isValidValue(headerValue(for: credential.token)):
+                Redaction.register(secretValue: credential.token)
+                newToken = credential
                 outcome = .success(())
             case .success:
                 outcome = .failure(AuthenticationError.unusableToken)
             case .failure(let error):
                 outcome = .failure(error)
             }
+            let installed = now()
             lock.lock()
-            if let newToken, refreshesStarted == number { currentToken = newToken }
+            if let newToken, refreshesStarted == number, tokenChanges == changesAtStart {
+                currentToken = newToken.token
+                currentExpiry = newToken.expiresAt.map { ($0, installed) }
+            }
             _ = endRefresh(promise)
             lock.unlock()
             resolver.resolve(outcome)
@@ -211,7 +299,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
 
     /// Forgets `shared` if it is still the refresh in progress, and hands back its work.
     /// Call with `lock` held.
-    private func endRefresh(_ shared: Promise<Void>) -> Promise<String>? {
+    private func endRefresh(_ shared: Promise<Void>) -> Promise<TokenCredential>? {
         guard inFlight === shared else { return nil }
         defer {
             inFlight = nil
@@ -251,40 +339,42 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     }
 }
 
-/// Why a credential could not be refreshed; it reaches callers inside
-/// ``NetworkError/authenticationFailed(underlying:)``.
-public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
-    /// More refreshes were requested within the window than the ``TokenAuthenticator/RefreshLimit`` allows.
-    case refreshLimitExceeded(Int, window: TimeInterval)
-    /// A request replayed with a fresh credential was rejected again.
-    case rejectedAfterRefresh
-    /// The refresh produced a token that cannot be sent in a header (it contains CR, LF or NUL).
-    case unusableToken
-
-    /// A one-line explanation of why the refresh was given up; it holds no credential.
-    public var description: String {
-        switch self {
-        case .refreshLimitExceeded(let count, let window):
-            // `Int64(_:)` traps on infinity, NaN and huge values; a window like that means "ever".
-            // (Not `Int`: 32 bits on watchOS devices.)
-            window.isFinite && abs(window) < 1e15
-                ? "Gave up refreshing the credential: \(count) refreshes within \(Int64(window)) s"
-                : "Gave up refreshing the credential: \(count) refreshes, the most allowed"
-        case .rejectedAfterRefresh:
-            "The server rejected the request again after the credential was refreshed"
-        case .unusableToken:
-            "The refreshed credential contains a line break or NUL and cannot be sent in a header"
-        }
-    }
-
-    /// The same text as ``description``, for `localizedDescription`.
-    public var errorDescription: String? { description }
-}
-
 extension TokenAuthenticator: CustomReflectable {
     /// What `dump()` and the debugger's `po` show: the header and scheme, never the token.
     public var customMirror: Mirror {
         Mirror(self, children: ["headerField": headerField, "scheme": scheme as Any, "token": Redaction.placeholder],
                displayStyle: .class)
+    }
+}
+
+/// A token and, when known, the moment it expires; see
+/// ``TokenAuthenticator/init(credential:headerField:scheme:refreshLimit:refreshMargin:now:refresh:)``.
+public struct TokenCredential: Sendable, Equatable {
+    /// The token sent in the authenticator's header.
+    public var token: String
+    /// When the token expires; `nil` when not known (it is then renewed only after a 401).
+    public var expiresAt: Date?
+
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expiresAt: When it expires; default `nil`, not known.
+    public init(token: String, expiresAt: Date? = nil) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A description that never shows the token: `TokenCredential(<redacted>, expiresAt: …)`.
+    public var description: String {
+        "TokenCredential(\(Redaction.placeholder), expiresAt: \(expiresAt.map { "\($0)" } ?? "unknown"))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump()` and the debugger show: the expiry, never the token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["token": Redaction.placeholder, "expiresAt": expiresAt as Any], displayStyle: .struct)
     }
 }

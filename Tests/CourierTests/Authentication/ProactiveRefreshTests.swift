@@ -1,0 +1,192 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Renewing a token before it expires (`Authenticator.requiresRefresh`).
+final class ProactiveRefreshTests: XCTestCase {
+    private let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    // MARK: TokenAuthenticator.requiresRefresh
+
+    func test_givenAnHourLongToken_thenItIsDueOneMarginBeforeItsExpiry() {
+        let time = SharedValue(start)
+        let auth = TokenAuthenticator(
+            credential: TokenCredential(token: "t", expiresAt: start.addingTimeInterval(3_600)),
+            refreshMargin: 60, now: { time.withLock { $0 } }
+        ) { _ in .value(TokenCredential(token: "u")) }
+        time.withLock { $0 = self.start.addingTimeInterval(3_539) }
+        XCTAssertFalse(auth.requiresRefresh)
+        time.withLock { $0 = self.start.addingTimeInterval(3_540) }
+        XCTAssertTrue(auth.requiresRefresh)
+        time.withLock { $0 = self.start.addingTimeInterval(7_200) }
+        XCTAssertTrue(auth.requiresRefresh, "an expired token is due too")
+    }
+
+    /// A token that lives less than twice the margin is renewed halfway through its life, not
+    /// on every request.
+    func test_givenAShortLivedToken_thenItIsDueHalfwayThroughItsLife() {
+        let time = SharedValue(start)
+        let auth = TokenAuthenticator(
+            credential: TokenCredential(token: "t", expiresAt: start.addingTimeInterval(40)),
+            refreshMargin: 60, now: { time.withLock { $0 } }
+        ) { _ in .value(TokenCredential(token: "u")) }
+        XCTAssertFalse(auth.requiresRefresh)
+        time.withLock { $0 = self.start.addingTimeInterval(19) }
+        XCTAssertFalse(auth.requiresRefresh)
+        time.withLock { $0 = self.start.addingTimeInterval(20) }
+        XCTAssertTrue(auth.requiresRefresh)
+    }
+
+    func test_givenNoExpiryOrNoToken_thenNeverDue() {
+        let time = SharedValue(start)
+        let auth = TokenAuthenticator(credential: TokenCredential(token: "t"), now: { time.withLock { $0 } }) { _ in
+            .value(TokenCredential(token: "u"))
+        }
+        time.withLock { $0 = .distantFuture }
+        XCTAssertFalse(auth.requiresRefresh, "an expiry that is not known is never due")
+        auth.setToken(nil, expiresAt: start)
+        XCTAssertFalse(auth.requiresRefresh, "no token, nothing to renew")
+        auth.setToken("v", expiresAt: start)
+        XCTAssertTrue(auth.requiresRefresh)
+        auth.setToken("w")
+        XCTAssertFalse(auth.requiresRefresh, "setToken(_:) forgets the expiry")
+    }
+
+    /// A token set by hand (at sign-out: `nil`) while a refresh runs must not be overwritten by
+    /// that refresh's token when it finishes.
+    func test_givenARefreshRuns_whenTheTokenIsSetByHand_thenTheRefreshedTokenIsDropped() throws {
+        let (work, finish) = Promise<TokenCredential>.pending()
+        let auth = TokenAuthenticator(credential: TokenCredential(token: "old")) { _ in work }
+        let caller = auth.refresh(failedCredential: "old")
+        auth.setToken(nil)
+        finish.fulfill(TokenCredential(token: "refreshed"))
+        XCTAssertNoThrow(try caller.wait(within: 5))
+        XCTAssertNil(auth.token, "signed out stays signed out")
+    }
+
+    func test_givenACredential_whenDescribed_thenTheTokenIsRedacted() {
+        let credential = TokenCredential(token: "s3cr3t-value", expiresAt: start)
+        for text in [credential.description, String(reflecting: credential), "\(credential)"] {
+            XCTAssertFalse(text.contains("s3cr3t"), text)
+        }
+        var dumped = ""
+        dump(credential, to: &dumped)
+        XCTAssertFalse(dumped.contains("s3cr3t"), dumped)
+    }
+
+    // MARK: Through the client
+
+    /// A token server whose old token is about to expire: it rejects the old token, so a
+    /// request that left with it would show up as a "Bearer old" in `tokensSeen`.
+    private func expiringSetup(
+        refresh: @escaping @Sendable (SharedValue<Int>) -> Promise<TokenCredential>
+    ) -> (client: NetworkClient, auth: TokenAuthenticator, server: TokenServer, refreshes: SharedValue<Int>) {
+        let server = TokenServer(valid: "fresh")
+        let refreshes = SharedValue(0)
+        let time = SharedValue(start)
+        // An hour-long token, 30 s before it expires: inside the 60 s margin.
+        let auth = TokenAuthenticator(
+            credential: TokenCredential(token: "old", expiresAt: start.addingTimeInterval(3_600)),
+            now: { time.withLock { $0 } }
+        ) { _ in
+            refreshes.withLock { $0 += 1 }
+            return refresh(refreshes)
+        }
+        time.withLock { $0 = self.start.addingTimeInterval(3_570) }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        let client = NetworkClient.stubbing().respond { server.respond($0) }.makeClient(configuration: configuration)
+        return (client, auth, server, refreshes)
+    }
+
+    func test_givenATokenAboutToExpire_when20RequestsStart_thenOneRefreshRunsFirstAndTheOldTokenIsNeverSent() {
+        let later = start.addingTimeInterval(7_200)
+        let (client, auth, server, refreshes) = expiringSetup { _ in
+            after(seconds: 0.02).map { TokenCredential(token: "fresh", expiresAt: later) }
+        }
+        let promises = (0..<20).map { _ in client.request(StubJSONEndpoint(path: "me")) }
+        let results = (try? settle(when(resolved: promises), within: 10)?.get()) ?? []
+        XCTAssertEqual(results.map { outcomeName($0) }, Array(repeating: "ok", count: 20))
+        XCTAssertEqual(refreshes.withLock { $0 }, 1, "one refresh for all")
+        XCTAssertEqual(server.tokensSeen, Array(repeating: "Bearer fresh", count: 20), "each sent once, never with the old token")
+        XCTAssertEqual(auth.token, "fresh")
+        XCTAssertFalse(auth.requiresRefresh)
+        XCTAssertFalse(client.isPaused)
+    }
+
+    func test_givenTheRefreshAheadFails_thenTheRequestFailsWithAuthenticationFailedAndNothingIsSent() {
+        struct RefreshDown: Error {}
+        let (client, _, server, _) = expiringSetup { _ in Promise(error: RefreshDown()) }
+        let result = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(result), "authenticationFailed")
+        XCTAssertEqual(server.tokensSeen, [])
+        XCTAssertFalse(client.isPaused, "traffic resumed after the failed refresh")
+    }
+
+    /// The refresh ahead of sending does not use up the request's replay: a 401 to the renewed
+    /// token still refreshes and replays once.
+    func test_givenARefreshAhead_whenTheNewTokenIsRejected_thenA401StillRefreshesOnce() {
+        let later = start.addingTimeInterval(7_200)
+        let (client, _, server, refreshes) = expiringSetup { count in
+            // The first refresh issues a token the server does not accept; the second the right one.
+            let token = count.withLock { $0 } == 1 ? "revoked" : "fresh"
+            return .value(TokenCredential(token: token, expiresAt: later))
+        }
+        let result = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(result), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 2)
+        XCTAssertEqual(server.tokensSeen, ["Bearer revoked", "Bearer fresh"])
+    }
+
+    /// A refresh that hands back a token that is itself already due does not loop: the request
+    /// waits for one refresh, then goes out with what it got.
+    func test_givenTheRefreshedTokenIsStillDue_thenTheRequestWaitsForOneRefreshOnly() {
+        let alreadyExpired = start.addingTimeInterval(3_500)
+        let (client, _, server, refreshes) = expiringSetup { _ in
+            .value(TokenCredential(token: "fresh", expiresAt: alreadyExpired))
+        }
+        let result = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(result), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1)
+        XCTAssertEqual(server.tokensSeen, ["Bearer fresh"])
+    }
+
+    func test_givenARequestWaitsForTheRefreshAhead_whenCancelled_thenItSettlesCancelledAndIsNeverSent() {
+        let (work, finish) = Promise<TokenCredential>.pending()
+        let refreshStarted = expectation(description: "refresh started")
+        let (client, _, server, _) = expiringSetup { _ in
+            refreshStarted.fulfill()
+            return work
+        }
+        let request = client.request(StubJSONEndpoint(path: "me"))
+        wait(for: [refreshStarted], timeout: 5)
+        request.cancel()
+        _ = settle(request)
+        XCTAssertTrue(request.isCancelled)
+        finish.fulfill(TokenCredential(token: "fresh", expiresAt: start.addingTimeInterval(7_200)))
+        let next = settle(client.request(StubJSONEndpoint(path: "me")))
+        XCTAssertEqual(outcomeName(next), "ok")
+        XCTAssertEqual(server.tokensSeen, ["Bearer fresh"], "the cancelled request never left")
+    }
+
+    /// An endpoint that does not require authentication (the refresh call itself) never waits.
+    func test_givenAnEndpointWithoutAuthentication_whenTheTokenIsDue_thenItGoesOutWithoutARefresh() {
+        let (client, _, server, refreshes) = expiringSetup { _ in Promise<TokenCredential>.pending().promise }
+        let result = settle(client.request(PublicEndpoint()))
+        XCTAssertEqual(outcomeName(result), "clientError(401)", "the server's 401 stands: no authentication asked")
+        XCTAssertEqual(refreshes.withLock { $0 }, 0)
+        XCTAssertEqual(server.tokensSeen, [nil])
+    }
+}
+
+private struct PublicEndpoint: Endpoint {
+    typealias Response = JSON
+    var path: String { "login" }
+    var requiresAuthentication: Bool { false }
+}
