@@ -10,6 +10,9 @@ protocol AuthenticationWaiter: AnyObject, Sendable {
     func replayAfterAuthentication() -> Bool
     /// Ends the request with `error`.
     func fail(_ error: NetworkError)
+    /// The refresh it waited for failed with `error`: ends the request with it, or, for a
+    /// request that waited before it was ever sent, sends it with the current credential.
+    func refreshFailed(_ error: NetworkError)
 }
 
 /// The client's single-flight credential refresh.
@@ -116,7 +119,7 @@ final class AuthenticationRefresh: Sendable {
             for waiter in waiters { _ = waiter.replayAfterAuthentication() }
         case .failure(let error):
             let failure = NetworkError.authenticationFailed(underlying: error)
-            for waiter in waiters { waiter.fail(failure) }
+            for waiter in waiters { waiter.refreshFailed(failure) }
         }
         gate.resume()
     }

@@ -51,8 +51,11 @@ public protocol Authenticator: Sendable {
     ///
     /// The client asks as each request leaves the gate. When `true`, the request does not go
     /// out: it waits for ``refresh(failedCredential:)`` exactly as a request rejected with 401
-    /// would (one refresh for all, traffic held), then leaves with the new credential. A request
-    /// waits for at most one such refresh; keep this property quick (it runs for every request).
+    /// would (one refresh for all, traffic held), then leaves with the new credential; when the
+    /// refresh fails, it leaves with the current credential and the server decides. A request
+    /// waits for at most one such refresh. Return `false` after a refresh failed (until a new
+    /// credential is in place), or every request would start one; keep this property quick (it
+    /// runs for every request).
     var requiresRefresh: Bool { get }
 }
 

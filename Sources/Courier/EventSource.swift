@@ -57,7 +57,8 @@ extension NetworkClient {
                     throw NetworkError.fromTransport(error)
                 }
             },
-            scheduler: configuration.scheduler, lastEventID: lastEventID, reconnection: reconnection)
+            scheduler: configuration.scheduler, lastEventID: lastEventID, reconnection: reconnection,
+            listWait: { [core] stop in LiveWork(endpoint: endpoint, registry: core.liveRequests, stop: stop) })
     }
 }
 
@@ -144,6 +145,9 @@ public struct EventSource: AsyncSequence, Sendable {
     let scheduler: any RequestScheduler
     let lastEventID: String?
     let reconnection: EventReconnection
+    /// Lists a wait before reconnecting for ``NetworkClient/cancelAll(where:)``, while the
+    /// returned entry lives; `stop` ends the wait.
+    let listWait: @Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?
 
     /// Reads events, reconnecting as ``NetworkClient/events(_:lastEventID:reconnection:)`` describes.
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -229,7 +233,7 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             let wait = source.reconnection.wait(beforeAttempt: attemptsWithoutEvent, serverRetry: serverRetry)
             do {
-                try await source.scheduler.sleep(for: wait)
+                try await source.scheduler.sleep(for: wait, listing: source.listWait)
             } catch {
                 isFinished = true
                 throw error
@@ -278,13 +282,23 @@ extension EventSource {
 extension RequestScheduler {
     /// Waits `delay` seconds on this scheduler; cancelling the task ends the wait early with
     /// ``NetworkError/cancelled`` and drops the scheduled work (through the promise's cancel hook).
-    func sleep(for delay: TimeInterval) async throws(NetworkError) {
+    /// `listing`, when given, lists the wait for ``NetworkClient/cancelAll(where:)`` while it lasts.
+    func sleep(
+        for delay: TimeInterval, listing: (@Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?)? = nil
+    ) async throws(NetworkError) {
         let (elapsed, resolver) = Promise<Void>.pending()
+        // Listed before the work is scheduled (a test that sees it scheduled may cancel at once);
+        // a cancellation that comes first drops the work as soon as the hook is set.
+        let listed = listing? {
+            let wasWaiting = elapsed.isPending
+            elapsed.cancel()
+            return wasWaiting
+        }
         let work = schedule(after: delay) { resolver.fulfill() }
         resolver.onCancel { work.cancel() }
         // A scheduler may drop work it will never run: the resolver must not go (and reject
         // the wait) before the wait ends.
-        defer { withExtendedLifetime(resolver) {} }
+        defer { withExtendedLifetime((resolver, listed)) {} }
         do {
             try await elapsed.value
         } catch {

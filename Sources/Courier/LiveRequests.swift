@@ -38,3 +38,33 @@ protocol LiveRequest: CancellableRequest {
     /// Cancels it; `true` when this call settled it, `false` when it had settled already.
     func cancelIfPending() -> Bool
 }
+
+/// Something other than a request that ``NetworkClient/cancelAll(where:)`` ends: a streamed
+/// body still being read, an event source waiting to reconnect. It is listed while it lives, so
+/// whoever owns the work keeps it (and lets go of it when the work ends).
+final class LiveWork: LiveRequest {
+    let endpoint: any Endpoint
+    private let registry: LiveRequests
+    /// Ends the work; `true` when it was still running. `nil` once used.
+    private let stop: Protected<(@Sendable () -> Bool)?>
+
+    /// Creates the entry and lists it in `registry`.
+    init(endpoint: any Endpoint, registry: LiveRequests, stop: @escaping @Sendable () -> Bool) {
+        self.endpoint = endpoint
+        self.registry = registry
+        self.stop = Protected(stop)
+        registry.add(self)
+    }
+
+    func cancelIfPending() -> Bool {
+        let stop = stop.withLock { stop in
+            defer { stop = nil }
+            return stop
+        }
+        return stop?() ?? false
+    }
+
+    func cancel() { _ = cancelIfPending() }
+
+    deinit { registry.remove(ObjectIdentifier(self)) }
+}

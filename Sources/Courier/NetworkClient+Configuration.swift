@@ -66,8 +66,10 @@ extension NetworkClient {
         /// `.serverError(statusCode: 503, …)` is retried like a 503); any other error becomes
         /// ``NetworkError/decodingFailed(underlying:response:)`` with this response. Plugins, the
         /// endpoint's retry policy and the caller then see that error. The response's `body` is
-        /// empty for a download (the body is in `bodyFileURL`) and for a streamed response (its
-        /// head only).
+        /// empty for a download (the body is in `bodyFileURL`, deleted when the validator throws)
+        /// and for a streamed response (its head only). A thrown `401` is an error like any other:
+        /// only the authenticator's ``Authenticator/isAuthenticationFailure(_:)`` starts a
+        /// credential refresh.
         ///
         /// ```swift
         /// configuration.responseValidator = { response, endpoint in

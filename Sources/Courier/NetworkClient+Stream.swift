@@ -47,11 +47,14 @@ extension NetworkClient {
     /// ``stream(_:)`` with `headers` set on the request as if `endpoint` declared them (over
     /// the client's default headers); plugins and stubs still see `endpoint` itself.
     func stream<E: Endpoint>(_ endpoint: E, headers: [String: String]) async throws -> StreamedResponse {
-        try await awaiting(on: nil) { handler throws(NetworkError) in
+        let registry = core.liveRequests
+        return try await awaiting(on: nil) { handler throws(NetworkError) in
             try buildExecution(
                 endpoint, adding: headers, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true
             ) { response in
                 if let handle = response.streamedBody {
+                    // Listed before the request settles: a `cancelAll` meanwhile reaches one or the other.
+                    handle.reader.list(in: registry, endpoint: endpoint)
                     return .success(StreamedResponse(head: response, reader: handle.reader))
                 }
                 return .success(StreamedResponse(complete: response))

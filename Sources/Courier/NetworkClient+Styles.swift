@@ -15,7 +15,8 @@ extension NetworkClient {
     /// - `E.Response == String`: the body as text (``HTTPResponse/text``: the `Content-Type`'s
     ///   charset, UTF-8 by default); bytes that are not valid text fail with `.decodingFailed`.
     /// - `E.Response == Value?`: `nil` for an empty body (a `204`), otherwise `Value` by these
-    ///   same rules (a JSON `null` is `nil` too).
+    ///   same rules; for a `Value` the decoder decodes, a JSON `null` is `nil` too (a
+    ///   `String?` gets the text `"null"`, a `JSON?` gets ``JSON/null``).
     /// - `E.Response == DecodedResponse<Value>`: the value decoded by these same rules, with the
     ///   response it came from (see ``Endpoint/withHTTPResponse()``).
     /// - Otherwise: decoded with ``Configuration/decoder``.

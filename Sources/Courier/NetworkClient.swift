@@ -121,7 +121,12 @@ public final class NetworkClient: Sendable {
     /// Cancels every request of this client that has not settled (or those `shouldCancel`
     /// picks), wherever each one is: held by a pause, being sent, waiting to retry, waiting for
     /// a credential refresh. Each settles with ``NetworkError/cancelled`` at once, in every call
-    /// style; streams and event sources end with it.
+    /// style. A streamed body still being read (after ``stream(_:)`` returned) ends with it too,
+    /// and so does an event source, connected or waiting to reconnect; each counts as one.
+    ///
+    /// A credential refresh already running is not stopped: its requests are cancelled, and it
+    /// finishes on its own (a ``TokenAuthenticator`` then drops its token if you called
+    /// ``TokenAuthenticator/setToken(_:)`` meanwhile).
     ///
     /// Requests made afterwards run as usual: this is a clean-up (on logout, when a screen goes
     /// away), not a switch. Alamofire's `Session.cancelAllRequests()`.
@@ -133,8 +138,9 @@ public final class NetworkClient: Sendable {
     /// }
     /// ```
     ///
-    /// - Parameter shouldCancel: Picks the requests to cancel by the endpoint the caller passed;
-    ///   default: all of them. Called outside every lock of the client.
+    /// - Parameter shouldCancel: Picks the requests to cancel by the endpoint the caller passed
+    ///   (for a ``Request`` made from another endpoint, the `Request`: the original is in its
+    ///   ``Request/base``); default: all of them. Called outside every lock of the client.
     /// - Returns: How many requests this call cancelled.
     @discardableResult
     public func cancelAll(where shouldCancel: (any Endpoint) -> Bool = { _ in true }) -> Int {

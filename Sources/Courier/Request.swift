@@ -32,6 +32,9 @@ import FoundationNetworking
 /// client's usual rules (joined to the base URL with one `/`, percent-encoded, no `..`
 /// segments); an absolute URL in `path` is read as a path under the base URL, never followed to
 /// another host.
+///
+/// Alamofire and Get also declare a `Request`: in a file that imports one of them as well,
+/// write `Courier.Request`.
 public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// The path appended to the client's base URL, e.g. `"users/42"`.
     public var path: String

@@ -41,6 +41,8 @@ extension RequestExecution {
                 classified = .failure(error)
             } else if let validate = core.configuration.responseValidator {
                 classified = Self.validated(response, for: endpoint, by: validate)
+                // A download it rejects leaves no file behind (a retry downloads afresh).
+                if case .failure = classified { DownloadStorage.discard(response) }
             } else {
                 classified = .success(response)
             }
@@ -82,6 +84,8 @@ extension RequestExecution {
         } catch let error as NetworkError {
             return .failure(error)
         } catch {
+            var response = response
+            response.bodyFileURL = nil   // a download's file is deleted: the error does not point at it
             return .failure(.decodingFailed(underlying: error, response: response))
         }
     }
@@ -173,10 +177,27 @@ extension RequestExecution {
         }
         guard let deadline else { return false }
         deadline?.cancel()   // the replay starts a fresh one; the refresh has its own timeout
-        core.authenticationRefresh.handleFailure(
-            of: self, request: authenticator.apply(to: request), sentInGeneration: core.authenticationRefresh.generation,
-            authenticator: authenticator, core: core)
+        // Off this thread: it may be the caller's (inside `request`), or a gate's queue releasing
+        // held requests, and the refresh starts user code.
+        let credentialed = authenticator.apply(to: request)
+        DispatchQueue.global().async { [self] in
+            core.authenticationRefresh.handleFailure(
+                of: self, request: credentialed, sentInGeneration: core.authenticationRefresh.generation,
+                authenticator: authenticator, core: core)
+        }
         return true
+    }
+
+    /// The refresh this request waited for failed. A request that waited before it was ever
+    /// sent goes out with the credential it has (the server decides, and a 401 then refreshes as
+    /// usual); one that was rejected fails with `error`.
+    func refreshFailed(_ error: NetworkError) {
+        let sendAnyway = state.withLock { state -> Bool in
+            guard case .evaluating = state.phase, state.replayingAfterRefreshBeforeSending else { return false }
+            state.replayingAfterRefreshBeforeSending = false
+            return true
+        }
+        if sendAnyway { beginAttempt() } else { fail(error) }
     }
 
     /// Retries when the policy allows it, otherwise fails with `error`. Never retries a cancellation.

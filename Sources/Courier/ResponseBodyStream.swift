@@ -252,7 +252,9 @@ public final class ResponseBodyStream: Sendable {
 
     /// The caller stopped reading (its task was cancelled, or it let go of the response):
     /// drops the pieces not read, cancels the transfer, and a pending read throws `error`.
-    func stop(with error: NetworkError = .cancelled) {
+    /// Returns `false` when the body had ended already (stopped, or finished and all read).
+    @discardableResult
+    func stop(with error: NetworkError = .cancelled) -> Bool {
         let leftovers = state.withLock { state -> Leftovers? in
             if case .stopped = state.ending { return nil }
             if case .finished = state.ending, state.pieces.count == state.first { return nil }
@@ -262,6 +264,7 @@ public final class ResponseBodyStream: Sendable {
             return Self.end(&state, .stopped(error))
         }
         leftovers?.act(cancellingTransfer: true, reader: .failure(error))
+        return leftovers != nil
     }
 
     private enum Step { case piece(Data?), failure(NetworkError), wait }

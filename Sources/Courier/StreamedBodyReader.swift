@@ -8,6 +8,9 @@ final class StreamedBodyReader: Sendable {
     /// An iterator's reader keeps the response's alive: the loop may outlive the response value
     /// (`for try await piece in try await client.stream(e)`).
     private let owner: StreamedBodyReader?
+    /// The body's entry in its client's list for ``NetworkClient/cancelAll(where:)``, kept as
+    /// long as the body can be read.
+    private let listing = Protected<LiveWork?>(nil)
 
     init(_ stream: ResponseBodyStream) {
         self.stream = stream
@@ -18,6 +21,14 @@ final class StreamedBodyReader: Sendable {
     init(iterating owner: StreamedBodyReader) {
         stream = owner.stream
         self.owner = owner
+    }
+
+    /// Lists the body in `registry` under `endpoint`, so that ``NetworkClient/cancelAll(where:)``
+    /// stops it as long as it can be read.
+    func list(in registry: LiveRequests, endpoint: any Endpoint) {
+        let stream = stream
+        let work = LiveWork(endpoint: endpoint, registry: registry) { stream.stop() }
+        listing.withLock { $0 = work }
     }
 
     /// The next piece, for this reader (see ``ResponseBodyStream/next(for:)``).

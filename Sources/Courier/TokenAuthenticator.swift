@@ -74,6 +74,9 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     private var refreshStarts: [Date] = []
     /// Bumped by each ``setToken(_:expiresAt:)``: a refresh that started before keeps its token.
     private var tokenChanges = 0
+    /// A refresh of the current token failed: it is not renewed ahead of its expiry again (a
+    /// 401 decides), so a refresh endpoint that is down cannot cost every request a refresh.
+    private var renewalFailed = false
 
     /// For tests: called with a refresh's number when its work settled, before its token is
     /// installed (`true`) and after its callers were told (`false`), to hold a refresh at that
@@ -122,8 +125,9 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     /// ```
     ///
     /// A token whose whole life is shorter than twice the margin is renewed halfway through its
-    /// life instead, so a server that issues short-lived tokens cannot cause a refresh per request.
-    /// Each request waits for at most one refresh ahead of sending.
+    /// life instead (counted from when it was installed). Each request waits for at most one
+    /// refresh ahead of sending; when it fails, the request goes out with the token it has and a
+    /// 401 decides, and the token is not renewed ahead again until a new one is installed.
     ///
     /// - Parameters:
     ///   - credential: The current token and its expiry, or `nil` when there is none yet.
@@ -170,8 +174,9 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
     /// Replaces the token and records when it expires (`nil`: unknown, never renewed ahead).
     ///
     /// A token set here wins over a refresh that is still running: when that refresh finishes,
-    /// its token is dropped (so `setToken(nil)` at sign-out stays signed out), and the requests
-    /// waiting for it go on with the token set here.
+    /// its token is dropped, and the requests waiting for it go on with the token set here. At
+    /// sign-out, call ``NetworkClient/cancelAll(where:)`` too: a request still running that is
+    /// answered 401 would start a refresh.
     ///
     /// - Parameters:
     ///   - token: The new token, or `nil` for none.
@@ -183,16 +188,21 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         currentToken = token
         currentExpiry = expiresAt.map { ($0, installed) }
         tokenChanges += 1
+        renewalFailed = false
         lock.unlock()
     }
 
     /// `true` when the token expires within ``refreshMargin`` (or within half its life, when
-    /// that is shorter) and no refresh is running: the client then renews it before sending.
+    /// that is shorter): the client then renews it before sending.
+    ///
+    /// `false` after a refresh of the current token failed (until a token is installed: requests
+    /// go out with the current one and a 401 decides), and for a token from a refresh that was
+    /// already expired when it arrived (a clock ahead of the server's).
     public var requiresRefresh: Bool {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        guard currentToken != nil, inFlight == nil, let (expiresAt, installedAt) = currentExpiry else { return false }
+        guard currentToken != nil, !renewalFailed, let (expiresAt, installedAt) = currentExpiry else { return false }
         let margin = min(refreshMargin, max(0, expiresAt.timeIntervalSince(installedAt)) / 2)
         return time >= expiresAt.addingTimeInterval(-margin)
     }
@@ -273,6 +283,7 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
             hook?(number, true)
             defer { hook?(number, false) }
             var newToken: TokenCredential?
+            var wasCancelled = false   // every caller gave up: not a failure of the refresh itself
             let outcome: Result<Void, any Error>
             switch result {
             case .success(let credential) where HeaderValidation.isValidValue(headerValue(for: credential.token)):
@@ -282,13 +293,21 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
             case .success:
                 outcome = .failure(AuthenticationError.unusableToken)
             case .failure(let error):
+                wasCancelled = (error as? PromiseError) == .cancelled
                 outcome = .failure(error)
             }
             let installed = now()
             lock.lock()
-            if let newToken, refreshesStarted == number, tokenChanges == changesAtStart {
-                currentToken = newToken.token
-                currentExpiry = newToken.expiresAt.map { ($0, installed) }
+            if refreshesStarted == number, tokenChanges == changesAtStart {
+                if let newToken {
+                    currentToken = newToken.token
+                    // A token that is due the moment it arrives (the device's clock is ahead of the
+                    // server's) is not renewed ahead: that would cost every request a refresh.
+                    currentExpiry = newToken.expiresAt.flatMap { $0 > installed ? ($0, installed) : nil }
+                    renewalFailed = false
+                } else if !wasCancelled {
+                    renewalFailed = true
+                }
             }
             _ = endRefresh(promise)
             lock.unlock()

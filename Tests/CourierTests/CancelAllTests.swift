@@ -42,7 +42,7 @@ final class CancelAllTests: XCTestCase {
         } catch let error as NetworkError {
             XCTAssertEqual(error.shortName, "cancelled")
         }
-        XCTAssertEqual(clock.pendingCount, 0, "deadlines and stub delays are cancelled with the requests")
+        XCTAssertTrue(clock.waitUntilPending(atMost: 0), "deadlines and stub delays are cancelled with the requests")
     }
 
     func test_givenARequestBetweenRetries_whenCancelledAll_thenCancelledAndNoRetryIsLeft() {
@@ -58,7 +58,7 @@ final class CancelAllTests: XCTestCase {
         XCTAssertTrue(clock.waitUntilPending(dueAt: 20), "the retry was never scheduled")
         XCTAssertEqual(client.cancelAll(), 1)
         XCTAssertEqual(outcomeName(settle(promise)), "cancelled")
-        XCTAssertEqual(clock.pendingCount, 0, "the retry timer and the deadline are cancelled")
+        XCTAssertTrue(clock.waitUntilPending(atMost: 0), "the retry timer and the deadline are cancelled")
         clock.advance(by: 200)
         XCTAssertEqual(attempts.withLock { $0 }, 1)
     }
@@ -87,7 +87,8 @@ final class CancelAllTests: XCTestCase {
     }
 
     func test_givenManyThreadsRequestingAndCancelling_whenAllSettle_thenEachSettlesOnceAndCountsAgree() {
-        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        // Each answer takes 20 ms, so every `cancelAll` finds requests to cancel.
+        let client = NetworkClient.stubbing().delay(0.02).body(json: "{}").makeClient()
         let threads = 8, perThread = 250
         let settled = SharedValue<[String: Int]>([:])
         let cancelledByCalls = SharedValue(0)
@@ -115,5 +116,58 @@ final class CancelAllTests: XCTestCase {
         XCTAssertEqual(outcomes.values.reduce(0, +), threads * perThread, "each request settles exactly once")
         XCTAssertEqual(Set(outcomes.keys).subtracting(["ok", "cancelled"]), [])
         XCTAssertEqual(outcomes["cancelled", default: 0], cancelledByCalls.withLock { $0 })
+        XCTAssertGreaterThan(outcomes["cancelled", default: 0], 0, "no request was in flight when cancelAll ran")
+    }
+
+    // MARK: Streams and event sources
+
+    /// A stream whose head arrived has settled its request; `cancelAll` still ends its body.
+    func test_givenABodyStreaming_whenCancelledAll_thenTheReadEndsCancelledAndTheTransferStops() async throws {
+        let transport = RecordingTransport(.manual)
+        let client = exampleClient(transport)
+        let streamed = Task { try await client.stream(Request<EmptyResponse>("feed")) }
+        let arrived = await transport.sends(1)
+        XCTAssertTrue(arrived)
+        let stream = try XCTUnwrap(transport.contexts[0].bodyStream)
+        XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
+        transport.complete(0, with: .success(HTTPResponse(statusCode: 200, url: transport.requests[0].url)))
+        let response = try await bounded { try await streamed.value }
+        stream.yield(Data("first".utf8))
+        let reading = Task { () -> (pieces: Int, error: (any Error)?) in
+            var pieces = 0
+            do {
+                for try await _ in response { pieces += 1 }
+            } catch {
+                return (pieces, error)
+            }
+            return (pieces, nil)
+        }
+
+        XCTAssertEqual(client.cancelAll { $0.path == "other" }, 0, "the filter sees the stream's endpoint")
+        XCTAssertEqual(client.cancelAll(), 1)
+        let outcome = try await bounded { await reading.value }
+        XCTAssertEqual((outcome.error as? NetworkError)?.shortName, "cancelled", "\(String(describing: outcome.error))")
+        XCTAssertEqual(transport.cancelledIndices, [0], "the transfer is cancelled")
+        XCTAssertEqual(client.cancelAll(), 0, "an ended stream is not counted again")
+    }
+
+    /// An event source waiting to reconnect is a request about to be made: `cancelAll` ends it.
+    func test_givenAnEventSourceWaitingToReconnect_whenCancelledAll_thenItEndsCancelledWithoutReconnecting() async throws {
+        let scheduler = ShortWorkScheduler()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.scheduler = scheduler
+        let recorder = StubRecorder()
+        let client = NetworkClient.stubbing().stub(.get, "feed", sequence: [.events([ServerSentEvent(data: "a")], every: 0)])
+            .recording(into: recorder).makeClient(configuration: configuration)
+        let source = client.events(Request<EmptyResponse>("feed"), reconnection: EventReconnection(delay: 40))
+        let reading = readingAll(source)
+
+        XCTAssertTrue(scheduler.waitForHeldWork(delay: 40), "the loop is waiting to reconnect")
+        XCTAssertEqual(client.cancelAll(), 1)
+        let outcome = try await bounded { await reading.value }
+        XCTAssertEqual(outcome.events, ["a"])
+        XCTAssertEqual((outcome.error as? NetworkError)?.shortName, "cancelled", "\(String(describing: outcome.error))")
+        XCTAssertEqual(scheduler.cancelledDelays.filter { $0 == 40 }, [40], "the wait does not stay scheduled")
+        XCTAssertEqual(recorder.count, 1, "no reconnection")
     }
 }

@@ -150,6 +150,35 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(transport.contexts.map(\.writesBodyToFile), [false])
     }
 
+    /// A download the client's validator rejects leaves neither the transport's file nor a
+    /// destination file behind, and its error does not point at the deleted file.
+    func test_givenTheValidatorRejectsADownload_thenTheTransportsFileIsDeleted() throws {
+        struct Unwanted: Error {}
+        let source = try transportFile("not what we wanted")
+        let transport = RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: source))
+        })
+        let sawFile = SharedValue(false)
+        let client = exampleClient(transport) { configuration in
+            configuration.responseValidator = { response, _ in
+                sawFile.withLock { $0 = response.bodyFileURL == source }
+                throw Unwanted()
+            }
+        }
+        let destination = scratch.appendingPathComponent("out.txt")
+
+        XCTAssertThrowsError(try client.download(File(), to: destination).wait(within: 5)) { error in
+            guard case .decodingFailed(let underlying, let response)? = error as? NetworkError else {
+                return XCTFail("expected decodingFailed, got \(error)")
+            }
+            XCTAssertTrue(underlying is Unwanted)
+            XCTAssertNil(response.bodyFileURL)
+        }
+        XCTAssertTrue(sawFile.withLock { $0 }, "the validator saw the file")
+        XCTAssertFalse(exists(source), "the transport's file is deleted")
+        XCTAssertFalse(exists(destination))
+    }
+
     func test_givenAnErrorBodyInAFile_whenDownloaded_thenTheMetadataIsReadFromItAndTheFileDeleted() throws {
         let source = try transportFile(#"{"error":{"code":"E_DOWN","message":"maintenance"}}"#)
         let transport = RecordingTransport(.immediate { request in

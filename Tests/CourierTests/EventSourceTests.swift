@@ -134,15 +134,7 @@ final class EventSourceTests: XCTestCase {
         let scheduler = ShortWorkScheduler()
         let client = client([.events([ServerSentEvent(data: "a")], every: 0)], scheduler: scheduler, recorder: StubRecorder())
         let source = client.events(feed, reconnection: EventReconnection(delay: 40))   // held: longer than the scheduler runs
-        let reading = Task { () -> (events: [String], error: (any Error)?) in
-            var events: [String] = []
-            do {
-                for try await event in source { events.append(event.data) }
-            } catch {
-                return (events, error)
-            }
-            return (events, nil)
-        }
+        let reading = readingAll(source)
 
         XCTAssertTrue(scheduler.waitForHeldWork(delay: 40), "the loop is waiting to reconnect")
         reading.cancel()

@@ -97,6 +97,22 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
         condition.waitUntil({ items.count >= count }, timeout: timeout)
     }
 
+    /// Blocks until at most `count` pieces of work are scheduled, or `timeout` real seconds pass.
+    /// Cancelled work leaves the clock on the thread that cancels it, which may be a moment after
+    /// the request it belonged to settled: wait for `atMost: 0` before checking that nothing is
+    /// left behind.
+    ///
+    /// ```swift
+    /// client.cancelAll()
+    /// XCTAssertTrue(clock.waitUntilPending(atMost: 0))   // deadlines and stub delays are gone
+    /// ```
+    ///
+    /// - Returns: `true` when no more than `count` are left, `false` on timeout.
+    @discardableResult
+    public func waitUntilPending(atMost count: Int, timeout: TimeInterval = 5) -> Bool {
+        condition.waitUntil({ items.count <= count }, timeout: timeout)
+    }
+
     /// Blocks until some work is scheduled to fall due at virtual time `due` (within a
     /// microsecond), or `timeout` real seconds pass: for telling one timer from another, such as
     /// a retry's back-off from the request's deadline.
@@ -120,12 +136,14 @@ public final class VirtualClock: RequestScheduler, @unchecked Sendable {
         else { return nil }
         let item = items.remove(at: index)
         current = max(current, item.due)
+        condition.broadcast()
         return item
     }
 
     private func remove(_ id: UInt64) {
         condition.lock()
         items.removeAll { $0.id == id }
+        condition.broadcast()
         condition.unlock()
     }
 }

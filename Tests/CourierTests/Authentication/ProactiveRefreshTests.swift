@@ -84,9 +84,10 @@ final class ProactiveRefreshTests: XCTestCase {
     /// A token server whose old token is about to expire: it rejects the old token, so a
     /// request that left with it would show up as a "Bearer old" in `tokensSeen`.
     private func expiringSetup(
+        serverAccepts valid: String = "fresh",
         refresh: @escaping @Sendable (SharedValue<Int>) -> Promise<TokenCredential>
     ) -> (client: NetworkClient, auth: TokenAuthenticator, server: TokenServer, refreshes: SharedValue<Int>) {
-        let server = TokenServer(valid: "fresh")
+        let server = TokenServer(valid: valid)
         let refreshes = SharedValue(0)
         let time = SharedValue(start)
         // An hour-long token, 30 s before it expires: inside the 60 s margin.
@@ -120,13 +121,54 @@ final class ProactiveRefreshTests: XCTestCase {
         XCTAssertFalse(client.isPaused)
     }
 
-    func test_givenTheRefreshAheadFails_thenTheRequestFailsWithAuthenticationFailedAndNothingIsSent() {
+    /// The old token still works for 30 s: a refresh endpoint that is down must neither fail the
+    /// request nor cost every later request a refresh of its own.
+    func test_givenTheRefreshAheadFails_thenTheRequestGoesOutWithTheOldTokenAndLaterOnesDoNotRefresh() {
         struct RefreshDown: Error {}
-        let (client, _, server, _) = expiringSetup { _ in Promise(error: RefreshDown()) }
-        let result = settle(client.request(StubJSONEndpoint(path: "me")))
-        XCTAssertEqual(outcomeName(result), "authenticationFailed")
-        XCTAssertEqual(server.tokensSeen, [])
+        let (client, auth, server, refreshes) = expiringSetup(serverAccepts: "old") { _ in Promise(error: RefreshDown()) }
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "me")))), "ok")
         XCTAssertFalse(client.isPaused, "traffic resumed after the failed refresh")
+        XCTAssertFalse(auth.requiresRefresh, "not renewed ahead again after a failure")
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "feed")))), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1)
+        XCTAssertEqual(server.tokensSeen, ["Bearer old", "Bearer old"])
+        auth.setToken("new", expiresAt: start.addingTimeInterval(3_560))   // set by hand, already expired
+        XCTAssertTrue(auth.requiresRefresh, "a new token is renewed ahead again")
+    }
+
+    /// When the old token is gone for good, the 401 after the failed refresh ahead refreshes
+    /// again and the request fails with that refresh's error.
+    func test_givenTheRefreshAheadFailsAndTheOldTokenIsRejected_thenTheRequestFailsWithAuthenticationFailed() {
+        struct RefreshDown: Error {}
+        let (client, _, server, refreshes) = expiringSetup { _ in Promise(error: RefreshDown()) }
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "me")))), "authenticationFailed")
+        XCTAssertEqual(refreshes.withLock { $0 }, 2, "one ahead, one after the 401")
+        XCTAssertEqual(server.tokensSeen, ["Bearer old"])
+        XCTAssertFalse(client.isPaused)
+    }
+
+    /// Two clients share one authenticator: a request of the second that leaves while the first
+    /// client's refresh runs waits for that same refresh instead of sending the old token.
+    func test_givenTwoClientsShareTheAuthenticator_whenOneRefreshesAhead_thenTheOtherWaitsForTheSameRefresh() {
+        let (work, finish) = Promise<TokenCredential>.pending()
+        let refreshStarted = expectation(description: "refresh started")
+        let (first, auth, server, refreshes) = expiringSetup { _ in
+            refreshStarted.fulfill()
+            return work
+        }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 10
+        let second = NetworkClient.stubbing().respond { server.respond($0) }.makeClient(configuration: configuration)
+        let one = first.request(StubJSONEndpoint(path: "me"))
+        wait(for: [refreshStarted], timeout: 5)
+        XCTAssertTrue(auth.requiresRefresh, "still due while the refresh runs")
+        let two = second.request(StubJSONEndpoint(path: "feed"))
+        finish.fulfill(TokenCredential(token: "fresh", expiresAt: start.addingTimeInterval(7_200)))
+        XCTAssertEqual(outcomeName(settle(one)), "ok")
+        XCTAssertEqual(outcomeName(settle(two)), "ok")
+        XCTAssertEqual(refreshes.withLock { $0 }, 1)
+        XCTAssertEqual(server.tokensSeen, ["Bearer fresh", "Bearer fresh"], "the old token was never sent")
     }
 
     /// The refresh ahead of sending does not use up the request's replay: a 401 to the renewed
@@ -144,17 +186,19 @@ final class ProactiveRefreshTests: XCTestCase {
         XCTAssertEqual(server.tokensSeen, ["Bearer revoked", "Bearer fresh"])
     }
 
-    /// A refresh that hands back a token that is itself already due does not loop: the request
-    /// waits for one refresh, then goes out with what it got.
-    func test_givenTheRefreshedTokenIsStillDue_thenTheRequestWaitsForOneRefreshOnly() {
+    /// A refresh that hands back a token already expired by the device's clock (which is ahead
+    /// of the server's) does not loop: the request goes out with it, and the token counts as one
+    /// without a known expiry, so later requests do not refresh either.
+    func test_givenTheRefreshedTokenHasAlreadyExpired_thenItIsUsedWithoutRenewingItAhead() {
         let alreadyExpired = start.addingTimeInterval(3_500)
-        let (client, _, server, refreshes) = expiringSetup { _ in
+        let (client, auth, server, refreshes) = expiringSetup { _ in
             .value(TokenCredential(token: "fresh", expiresAt: alreadyExpired))
         }
-        let result = settle(client.request(StubJSONEndpoint(path: "me")))
-        XCTAssertEqual(outcomeName(result), "ok")
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "me")))), "ok")
+        XCTAssertFalse(auth.requiresRefresh)
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "feed")))), "ok")
         XCTAssertEqual(refreshes.withLock { $0 }, 1)
-        XCTAssertEqual(server.tokensSeen, ["Bearer fresh"])
+        XCTAssertEqual(server.tokensSeen, ["Bearer fresh", "Bearer fresh"])
     }
 
     func test_givenARequestWaitsForTheRefreshAhead_whenCancelled_thenItSettlesCancelledAndIsNeverSent() {

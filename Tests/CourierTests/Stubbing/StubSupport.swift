@@ -37,3 +37,17 @@ func networkError<T>(_ result: Result<T, any Error>?) -> NetworkError? {
     if case .failure(let error as NetworkError)? = result { return error }
     return nil
 }
+
+/// Reads `source` to its end in a task of its own: the data of each event, and the error that
+/// ended it (`nil` when it ended without one).
+func readingAll(_ source: EventSource) -> Task<(events: [String], error: (any Error)?), Never> {
+    Task {
+        var events: [String] = []
+        do {
+            for try await event in source { events.append(event.data) }
+        } catch {
+            return (events, error)
+        }
+        return (events, nil)
+    }
+}
