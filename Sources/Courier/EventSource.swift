@@ -52,13 +52,14 @@ extension NetworkClient {
         EventSource(
             connect: { id async throws(NetworkError) in
                 do {
-                    return try await self.stream(endpoint, headers: EventSource.headers(for: endpoint, lastEventID: id))
+                    return try await self.stream(
+                        endpoint, headers: EventSource.headers(for: endpoint, lastEventID: id), listsBody: false)
                 } catch {
                     throw NetworkError.fromTransport(error)
                 }
             },
             scheduler: configuration.scheduler, lastEventID: lastEventID, reconnection: reconnection,
-            listWait: { [core] stop in LiveWork(endpoint: endpoint, registry: core.liveRequests, stop: stop) })
+            list: { [core] stop in LiveWork(endpoint: endpoint, registry: core.liveRequests, stop: stop) })
     }
 }
 
@@ -145,9 +146,9 @@ public struct EventSource: AsyncSequence, Sendable {
     let scheduler: any RequestScheduler
     let lastEventID: String?
     let reconnection: EventReconnection
-    /// Lists a wait before reconnecting for ``NetworkClient/cancelAll(where:)``, while the
-    /// returned entry lives; `stop` ends the wait.
-    let listWait: @Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?
+    /// Lists one loop for ``NetworkClient/cancelAll(where:)`` while the returned entry lives;
+    /// `stop` ends the loop (see ``EventSourceControl``).
+    let list: (@Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?)?
 
     /// Reads events, reconnecting as ``NetworkClient/events(_:lastEventID:reconnection:)`` describes.
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -155,6 +156,8 @@ public struct EventSource: AsyncSequence, Sendable {
         public typealias Failure = NetworkError
 
         let source: EventSource
+        /// This loop's entry for ``NetworkClient/cancelAll(where:)``.
+        let control: EventSourceControl
         var events: StreamedResponse.Events.AsyncIterator?
         /// The ID of the last event block the server completed, sent back on reconnection.
         var lastEventID: String?
@@ -170,6 +173,12 @@ public struct EventSource: AsyncSequence, Sendable {
         ///   ``NetworkClient/events(_:lastEventID:reconnection:)``), or ``NetworkError/cancelled``.
         public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
             while !isFinished {
+                do throws(NetworkError) {
+                    try control.check()
+                } catch {
+                    finish()
+                    throw error
+                }
                 var ending: NetworkError?
                 if var current = events {
                     events = nil   // the only owner while it reads: its line buffer is not copied
@@ -185,11 +194,14 @@ public struct EventSource: AsyncSequence, Sendable {
                         remember(current.parser)
                         ending = error
                     }
+                    control.idle()
                 } else {
                     do throws(NetworkError) {
+                        try control.connecting()
                         let response = try await source.connect(lastEventID)
+                        try control.reading(response)
                         if response.response.statusCode == 204 {
-                            isFinished = true
+                            finish()
                             return nil
                         }
                         guard EventSource.isEventStream(response.response) else {
@@ -211,6 +223,13 @@ public struct EventSource: AsyncSequence, Sendable {
             return nil
         }
 
+        /// Ends the loop: no more connections, and nothing left for `cancelAll`.
+        private mutating func finish() {
+            isFinished = true
+            events = nil
+            control.ended()
+        }
+
         /// What the parser learned that outlives its connection (it started from the values of
         /// the connections before: see `EventParser.carryOver`).
         private mutating func remember(_ parser: EventParser) {
@@ -222,20 +241,21 @@ public struct EventSource: AsyncSequence, Sendable {
         /// must not be retried, and gives up after too many reconnections without an event.
         private mutating func reconnect(after ending: NetworkError?) async throws(NetworkError) {
             if let ending, !Self.reconnects(after: ending) {
-                isFinished = true
+                finish()
                 throw ending
             }
             attemptsWithoutEvent += 1
             guard attemptsWithoutEvent <= source.reconnection.maximumAttempts else {
-                isFinished = true
+                finish()
                 if let ending { throw ending }
                 return
             }
             let wait = source.reconnection.wait(beforeAttempt: attemptsWithoutEvent, serverRetry: serverRetry)
             do {
-                try await source.scheduler.sleep(for: wait, listing: source.listWait)
+                try await source.scheduler.sleep(for: wait, control: control)
+                control.idle()
             } catch {
-                isFinished = true
+                finish()
                 throw error
             }
         }
@@ -252,7 +272,7 @@ public struct EventSource: AsyncSequence, Sendable {
 
     /// An iterator that connects when first asked for an event.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(source: self, lastEventID: lastEventID)
+        AsyncIterator(source: self, control: EventSourceControl(list: list), lastEventID: lastEventID)
     }
 }
 
@@ -282,23 +302,16 @@ extension EventSource {
 extension RequestScheduler {
     /// Waits `delay` seconds on this scheduler; cancelling the task ends the wait early with
     /// ``NetworkError/cancelled`` and drops the scheduled work (through the promise's cancel hook).
-    /// `listing`, when given, lists the wait for ``NetworkClient/cancelAll(where:)`` while it lasts.
-    func sleep(
-        for delay: TimeInterval, listing: (@Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?)? = nil
-    ) async throws(NetworkError) {
+    /// `control`, when given, learns of the wait before it is scheduled (a test that sees it
+    /// scheduled may call `cancelAll` at once); a cancellation that came first ends it at once.
+    func sleep(for delay: TimeInterval, control: EventSourceControl? = nil) async throws(NetworkError) {
         let (elapsed, resolver) = Promise<Void>.pending()
-        // Listed before the work is scheduled (a test that sees it scheduled may cancel at once);
-        // a cancellation that comes first drops the work as soon as the hook is set.
-        let listed = listing? {
-            let wasWaiting = elapsed.isPending
-            elapsed.cancel()
-            return wasWaiting
-        }
+        try control?.waiting(elapsed)
         let work = schedule(after: delay) { resolver.fulfill() }
         resolver.onCancel { work.cancel() }
         // A scheduler may drop work it will never run: the resolver must not go (and reject
         // the wait) before the wait ends.
-        defer { withExtendedLifetime((resolver, listed)) {} }
+        defer { withExtendedLifetime(resolver) {} }
         do {
             try await elapsed.value
         } catch {

@@ -13,9 +13,11 @@ extension HTTPResponse {
     /// let firstName = try response.decoded(String.self, atKeyPath: "data.products.0.name")
     /// ```
     ///
-    /// Each dot-separated part names a key of an object, or an index of an array (`0`, `1`, …).
-    /// Only the value found is decoded, by `decoder` with its strategies; numbers keep their
-    /// precision (a 64-bit ID survives). A key is matched as written: a decoder's
+    /// Each dot-separated part names a key of an object, or an index of an array (`0`, `1`, …);
+    /// a key that itself contains a dot cannot be reached. Only the value found is decoded, by
+    /// `decoder` with its strategies; integers keep their precision (a 64-bit ID survives), but
+    /// a number with a fraction is read through `Double` on the way (decode a `Decimal` price
+    /// from the whole body when every digit counts). A key is matched as written: a decoder's
     /// `keyDecodingStrategy` applies to the keys of the value found, not to the path.
     ///
     /// - Parameters:

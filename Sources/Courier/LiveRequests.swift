@@ -68,3 +68,22 @@ final class LiveWork: LiveRequest {
 
     deinit { registry.remove(ObjectIdentifier(self)) }
 }
+
+/// A weak reference to a request, filled in once the request is built.
+final class WeakRequest: Sendable {
+    private struct Slot: Sendable {
+        weak var request: (any LiveRequest)?
+    }
+
+    private let slot = Protected(Slot())
+
+    /// Remembers `request` (weakly).
+    func set(_ request: any LiveRequest) {
+        slot.withLock { $0.request = request }
+    }
+
+    /// The request, while something else keeps it alive.
+    var request: (any LiveRequest)? {
+        slot.withLock { $0.request }
+    }
+}

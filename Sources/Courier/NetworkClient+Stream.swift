@@ -46,19 +46,27 @@ extension NetworkClient {
 
     /// ``stream(_:)`` with `headers` set on the request as if `endpoint` declared them (over
     /// the client's default headers); plugins and stubs still see `endpoint` itself.
-    func stream<E: Endpoint>(_ endpoint: E, headers: [String: String]) async throws -> StreamedResponse {
-        let registry = core.liveRequests
+    /// `listsBody: false` leaves the body off the client's list for `cancelAll` (an event
+    /// source lists its whole loop instead).
+    func stream<E: Endpoint>(
+        _ endpoint: E, headers: [String: String], listsBody: Bool = true
+    ) async throws -> StreamedResponse {
+        let registry = listsBody ? core.liveRequests : nil
+        let request = WeakRequest()
         return try await awaiting(on: nil) { handler throws(NetworkError) in
-            try buildExecution(
+            let execution = try buildExecution(
                 endpoint, adding: headers, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true
             ) { response in
                 if let handle = response.streamedBody {
-                    // Listed before the request settles: a `cancelAll` meanwhile reaches one or the other.
-                    handle.reader.list(in: registry, endpoint: endpoint)
+                    // Listed before the request settles, with it: a `cancelAll` meanwhile ends
+                    // both and counts one.
+                    if let registry { handle.reader.list(in: registry, endpoint: endpoint, request: request) }
                     return .success(StreamedResponse(head: response, reader: handle.reader))
                 }
                 return .success(StreamedResponse(complete: response))
             }
+            request.set(execution)
+            return execution
         }
     }
 }

@@ -149,3 +149,27 @@ extension NetworkError {
         .invalidRequest(reason: "response larger than \(limit) bytes")
     }
 }
+
+extension NetworkError {
+    /// The same error, with no ``HTTPResponse/bodyFileURL`` in the response it carries: for an
+    /// error about a download whose file is deleted.
+    func withoutBodyFile() -> NetworkError {
+        func stripped(_ response: HTTPResponse) -> HTTPResponse {
+            var response = response
+            response.bodyFileURL = nil
+            return response
+        }
+        switch self {
+        case .clientError(let status, let metadata, let response):
+            return .clientError(statusCode: status, metadata: metadata, response: stripped(response))
+        case .serverError(let status, let metadata, let response):
+            return .serverError(statusCode: status, metadata: metadata, response: stripped(response))
+        case .unexpectedStatus(let status, let response):
+            return .unexpectedStatus(statusCode: status, response: stripped(response))
+        case .decodingFailed(let underlying, let response):
+            return .decodingFailed(underlying: underlying, response: stripped(response))
+        case .transport, .timedOut, .cancelled, .authenticationFailed, .invalidRequest:
+            return self
+        }
+    }
+}

@@ -82,7 +82,7 @@ extension RequestExecution {
             try validate(response, endpoint)
             return .success(response)
         } catch let error as NetworkError {
-            return .failure(error)
+            return .failure(error.withoutBodyFile())
         } catch {
             var response = response
             response.bodyFileURL = nil   // a download's file is deleted: the error does not point at it

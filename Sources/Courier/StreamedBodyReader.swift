@@ -25,9 +25,15 @@ final class StreamedBodyReader: Sendable {
 
     /// Lists the body in `registry` under `endpoint`, so that ``NetworkClient/cancelAll(where:)``
     /// stops it as long as it can be read.
-    func list(in registry: LiveRequests, endpoint: any Endpoint) {
+    /// `request` is the request that delivers the body, listed too until it settles: stopping
+    /// the body cancels it if it has not settled, so that the two count once.
+    func list(in registry: LiveRequests, endpoint: any Endpoint, request: WeakRequest) {
         let stream = stream
-        let work = LiveWork(endpoint: endpoint, registry: registry) { stream.stop() }
+        let work = LiveWork(endpoint: endpoint, registry: registry) {
+            let cancelledRequest = request.request?.cancelIfPending() ?? false
+            let stoppedBody = stream.stop()
+            return cancelledRequest || stoppedBody
+        }
         listing.withLock { $0 = work }
     }
 

@@ -170,4 +170,38 @@ final class CancelAllTests: XCTestCase {
         XCTAssertEqual(scheduler.cancelledDelays.filter { $0 == 40 }, [40], "the wait does not stay scheduled")
         XCTAssertEqual(recorder.count, 1, "no reconnection")
     }
+
+    /// A connected event source counts once (its connection's body is not listed on its own)
+    /// and ends with `.cancelled` without reconnecting.
+    func test_givenAnEventSourceReading_whenCancelledAll_thenItCountsOnceAndEndsWithoutReconnecting() async throws {
+        let clock = VirtualClock()
+        let recorder = StubRecorder()
+        // One event a virtual second: after the first, the connection stays open for the second.
+        let client = NetworkClient.stubbing()
+            .stub(.get, "feed", sequence: [.events([ServerSentEvent(data: "a"), ServerSentEvent(data: "b")], every: 1)])
+            .clock(clock).recording(into: recorder).makeClient()
+        let source = client.events(Request<EmptyResponse>("feed"))
+        let firstArrived = expectation(description: "the first event")
+        let reading = Task { () -> (first: String?, error: (any Error)?) in
+            var events = source.makeAsyncIterator()
+            let first = try? await events.next()
+            firstArrived.fulfill()
+            do {
+                _ = try await events.next()
+                return (first?.data, nil)
+            } catch {
+                return (first?.data, error)
+            }
+        }
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 1), "the first event is scheduled")
+        clock.advance(by: 1)
+        await fulfillment(of: [firstArrived], timeout: 5)
+
+        XCTAssertEqual(client.cancelAll(), 1)
+        let outcome = try await bounded { await reading.value }
+        XCTAssertEqual(outcome.first, "a")
+        XCTAssertEqual((outcome.error as? NetworkError)?.shortName, "cancelled", "\(String(describing: outcome.error))")
+        XCTAssertEqual(recorder.count, 1, "no reconnection")
+        XCTAssertEqual(client.cancelAll(), 0)
+    }
 }

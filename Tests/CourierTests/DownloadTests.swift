@@ -179,6 +179,27 @@ final class DownloadTests: XCTestCase {
         XCTAssertFalse(exists(destination))
     }
 
+    /// The documented validator throws a `NetworkError` built from the response it got, whose
+    /// `bodyFileURL` names the file that is then deleted: the error must not keep that name.
+    func test_givenTheValidatorThrowsANetworkErrorForADownload_thenItsResponseNamesNoFile() throws {
+        let source = try transportFile(#"{"metadata":{"status":"E42"}}"#)
+        let transport = RecordingTransport(.immediate { request in
+            .success(HTTPResponse(statusCode: 200, url: request.url, bodyFileURL: source))
+        })
+        let client = exampleClient(transport) { configuration in
+            configuration.responseValidator = { response, _ in
+                throw NetworkError.clientError(statusCode: 422, metadata: nil, response: response)
+            }
+        }
+        XCTAssertThrowsError(try client.download(File(), to: scratch.appendingPathComponent("out.txt")).wait(within: 5)) { error in
+            guard case .clientError(422, _, let response)? = error as? NetworkError else {
+                return XCTFail("expected clientError(422), got \(error)")
+            }
+            XCTAssertNil(response.bodyFileURL)
+        }
+        XCTAssertFalse(exists(source))
+    }
+
     func test_givenAnErrorBodyInAFile_whenDownloaded_thenTheMetadataIsReadFromItAndTheFileDeleted() throws {
         let source = try transportFile(#"{"error":{"code":"E_DOWN","message":"maintenance"}}"#)
         let transport = RecordingTransport(.immediate { request in

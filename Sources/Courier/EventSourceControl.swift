@@ -1,0 +1,104 @@
+import Foundation
+import Promises
+
+/// One event-source loop's entry in its client's list for ``NetworkClient/cancelAll(where:)``,
+/// for the loop's whole life: connecting, reading, or waiting to reconnect.
+///
+/// `cancelAll` sets a flag the loop checks before each connection, after each connection is
+/// made, before each wait and before each event it hands out, and ends what runs now: the
+/// connection's body, or the wait. A connection still being made is a request of its own, which
+/// `cancelAll` ends (and counts) itself. The connections' bodies are not listed separately, so
+/// each event source counts once.
+final class EventSourceControl: Sendable {
+    private enum Phase: Sendable {
+        case idle
+        case connecting
+        case reading(StreamedResponse)
+        case waiting(Promise<Void>)
+        case ended
+    }
+
+    private struct State: Sendable {
+        var cancelled = false
+        var phase = Phase.idle
+    }
+
+    private let state = Protected(State())
+    /// The entry in the client's list; it goes with the control (the loop's iterator).
+    private let listing = Protected<LiveWork?>(nil)
+
+    /// A control listed through `list` (`nil` there: not listed, as for an event source made
+    /// outside a client).
+    init(list: (@Sendable (_ stop: @escaping @Sendable () -> Bool) -> LiveWork?)?) {
+        guard let list else { return }
+        let work = list { [weak self] in self?.cancelFromClient() ?? false }
+        listing.withLock { $0 = work }
+    }
+
+    /// Throws ``NetworkError/cancelled`` once `cancelAll` reached this loop.
+    func check() throws(NetworkError) {
+        if state.withLock({ $0.cancelled }) { throw .cancelled }
+    }
+
+    /// A connection is being made.
+    func connecting() throws(NetworkError) {
+        try move(to: .connecting)
+    }
+
+    /// `response` is the connection being read; it is cancelled at once when `cancelAll` came first.
+    func reading(_ response: StreamedResponse) throws(NetworkError) {
+        do {
+            try move(to: .reading(response))
+        } catch {
+            response.cancel()
+            throw error
+        }
+    }
+
+    /// Waiting for `wait` before the next connection; it is cancelled at once when `cancelAll` came first.
+    func waiting(_ wait: Promise<Void>) throws(NetworkError) {
+        do {
+            try move(to: .waiting(wait))
+        } catch {
+            wait.cancel()
+            throw error
+        }
+    }
+
+    /// Between connections (the body ended or the wait is over).
+    func idle() {
+        state.withLock { $0.phase = .idle }
+    }
+
+    /// The loop ended: nothing left to cancel.
+    func ended() {
+        state.withLock { $0.phase = .ended }
+    }
+
+    private func move(to phase: Phase) throws(NetworkError) {
+        let cancelled = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.phase = phase
+            return false
+        }
+        if cancelled { throw .cancelled }
+    }
+
+    /// `cancelAll`: `true` when this call ended something the loop was doing.
+    private func cancelFromClient() -> Bool {
+        let phase = state.withLock { state -> Phase? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            return state.phase
+        }
+        switch phase {
+        case .idle?: return true
+        case .reading(let response)?: return response.reader.stream.stop()
+        case .waiting(let wait)?:
+            let wasWaiting = wait.isPending
+            wait.cancel()
+            return wasWaiting
+        case .connecting?, .ended?, nil: return false   // a connection being made is a request that counts itself
+        }
+    }
+}
