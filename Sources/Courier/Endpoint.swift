@@ -38,7 +38,10 @@ public protocol Endpoint: Sendable {
     var body: RequestBody { get }
     /// The timeout in seconds for this request; default `nil`, meaning the client's.
     var timeout: TimeInterval? { get }
-    /// How to retry failures; default `nil`, meaning no retries.
+    /// How to retry failures; default `nil`, meaning the client's
+    /// ``NetworkClient/Configuration/retryPolicy`` (itself `nil` by default: no retries).
+    /// `RetryPolicy.none` never retries, whatever the client says (spell it out: a bare `.none`
+    /// here is `nil`).
     var retryPolicy: RetryPolicy? { get }
     /// Whether the client's authenticator applies its credential; default `true`.
     var requiresAuthentication: Bool { get }
@@ -81,7 +84,7 @@ extension Endpoint {
     public var body: RequestBody { .none }
     /// Default: `nil`, the client's timeout.
     public var timeout: TimeInterval? { nil }
-    /// Default: `nil`, no retries.
+    /// Default: `nil`, the client's policy (none unless configured).
     public var retryPolicy: RetryPolicy? { nil }
     /// Default: `true`.
     public var requiresAuthentication: Bool { true }

@@ -53,6 +53,19 @@ extension NetworkClient {
         /// Adds credentials and refreshes them. Default: `nil`, no authentication.
         public var authenticator: (any Authenticator)?
 
+        /// The retry policy of every endpoint whose ``Endpoint/retryPolicy`` is `nil`
+        /// (Alamofire's `Session(interceptor: RetryPolicy())`). Default: `nil`, no retries.
+        ///
+        /// An endpoint's own policy wins; one that must never be retried returns
+        /// `RetryPolicy.none` (spelled out: a bare `.none` in a `RetryPolicy?` is `nil`). ``RetryPolicy/default`` retries only idempotent methods, so
+        /// setting it here leaves `POST` and `PATCH` alone.
+        ///
+        /// ```swift
+        /// var configuration = NetworkClient.Configuration(baseURL: api)
+        /// configuration.retryPolicy = .default   // 3 retries, 0.5 s doubling, idempotent methods
+        /// ```
+        public var retryPolicy: RetryPolicy?
+
         /// Reads the server's error details from a failed response. Default: ``ServerMetadata/parse(_:)``.
         public var errorMetadataParser: @Sendable (HTTPResponse) -> ServerMetadata?
 
@@ -101,6 +114,7 @@ extension NetworkClient {
             encoder = JSONEncoder()
             plugins = []
             authenticator = nil
+            retryPolicy = nil
             errorMetadataParser = { ServerMetadata.parse($0) }
             responseValidator = nil
             maximumResponseSize = 50 * 1024 * 1024

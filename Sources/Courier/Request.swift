@@ -48,7 +48,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     public var body: RequestBody
     /// The timeout in seconds; default `nil`, the client's.
     public var timeout: TimeInterval?
-    /// How to retry failures; default `nil`, no retries.
+    /// How to retry failures; default `nil`, the client's policy (none unless configured).
     public var retryPolicy: RetryPolicy?
     /// Whether the client's authenticator applies its credential; default `true`.
     public var requiresAuthentication: Bool
@@ -71,7 +71,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     ///   - headers: Header fields over the client's defaults; default none.
     ///   - body: The body; default `.none`.
     ///   - timeout: The timeout in seconds; default `nil`, the client's.
-    ///   - retryPolicy: How to retry; default `nil`, no retries.
+    ///   - retryPolicy: How to retry; default `nil`, the client's policy (none unless configured).
     ///   - requiresAuthentication: Whether the authenticator applies its credential; default `true`.
     ///   - acceptedStatusCodes: The statuses decoded into `Response`; default 200–299.
     ///   - sampleData: What a stub answers with when none is configured; default empty.

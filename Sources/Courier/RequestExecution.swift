@@ -68,7 +68,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.request = request
         self.method = endpoint.method
         self.timeout = request.timeoutInterval
-        self.retryPolicy = endpoint.retryPolicy
+        let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
+        self.retryPolicy = retryPolicy
         self.requiresAuthentication = endpoint.requiresAuthentication
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
@@ -93,7 +94,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
         // A download keeps what a dropped attempt saved only when a retry may resume it.
         context.resumesDownloads = writesBodyToFile && endpoint.acceptedStatusCodes.contains(206)
-            && (endpoint.retryPolicy?.maximumRetryCount ?? 0) > 0
+            && (retryPolicy?.maximumRetryCount ?? 0) > 0
         self.context = context
         self.decode = decode
         self.needsDecoding = needsDecoding

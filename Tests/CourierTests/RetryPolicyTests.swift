@@ -75,6 +75,45 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertEqual(try result?.get()["ok"].bool, true)
     }
 
+    // MARK: The client's policy
+
+    /// Sends `endpoint` through a client whose policy allows two retries, to a stub that answers
+    /// 503 once and then 200: the outcome, and how many attempts the stub saw.
+    private func clientPolicyRun(_ endpoint: StubJSONEndpoint) -> (outcome: String, attempts: Int) {
+        let attempts = SharedValue(0)
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
+        let client = NetworkClient.stubbing().respond { _ in
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return attempt == 1 ? StubResponse(status: 503) : .json(#"{"ok":true}"#)
+        }.makeClient(configuration: configuration)
+        let outcome = outcomeName(settle(client.request(endpoint), within: 10))
+        return (outcome, attempts.withLock { $0 })
+    }
+
+    func test_givenAClientPolicy_whenAnEndpointHasNone_thenTheClientsPolicyRetriesIt() {
+        let run = clientPolicyRun(StubJSONEndpoint(path: "feed"))
+        XCTAssertEqual(run.outcome, "ok")
+        XCTAssertEqual(run.attempts, 2)
+    }
+
+    func test_givenAClientPolicy_whenAnEndpointSaysNone_thenItIsNotRetried() {
+        let run = clientPolicyRun(StubJSONEndpoint(path: "feed", retryPolicy: RetryPolicy.none))
+        XCTAssertEqual(run.outcome, "serverError(503)")
+        XCTAssertEqual(run.attempts, 1)
+    }
+
+    func test_givenAClientPolicy_whenAPostFails_thenTheDefaultMethodRuleStillHoldsItBack() {
+        var post = StubJSONEndpoint(path: "orders")
+        post.method = .post
+        let run = clientPolicyRun(post)
+        XCTAssertEqual(run.outcome, "serverError(503)")
+        XCTAssertEqual(run.attempts, 1)
+    }
+
     func test_givenNoRetriesAllowed_whenChecked_thenNeverRetries() {
         XCTAssertFalse(RetryPolicy.none.shouldRetry(.timedOut, method: .get))
         XCTAssertEqual(RetryPolicy(maximumRetryCount: -4, delayBeforeRetry: .seconds(1)).maximumRetryCount, 0)
