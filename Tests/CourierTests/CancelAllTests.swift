@@ -204,4 +204,38 @@ final class CancelAllTests: XCTestCase {
         XCTAssertEqual(recorder.count, 1, "no reconnection")
         XCTAssertEqual(client.cancelAll(), 0)
     }
+
+    /// Event sources that reconnect without end (each connection brings three events a
+    /// millisecond apart, then a millisecond's wait) can only end by cancellation: a loop that
+    /// `cancelAll` missed would keep running, and the bounded wait would fail. Every round
+    /// cancels eight running loops at whatever phase each is in (mostly reading or waiting; the
+    /// short moments between phases are pinned by `EventSourceControlTests`), also under TSan.
+    func test_givenEventSourcesCyclingThroughTheirPhases_whenCancelledAll_thenEveryLoopEnds() async throws {
+        let events = (1...3).map { ServerSentEvent(data: "\($0)") }
+        let client = NetworkClient.stubbing().stub(.get, "feed", .events(events, every: 0.001)).makeClient()
+        for round in 1...30 {
+            let started = (0..<8).map { _ in expectation(description: "round \(round): a loop started") }
+            let loops = started.map { signal in
+                Task { () -> (any Error)? in
+                    let source = client.events(Request<EmptyResponse>("feed"), reconnection: EventReconnection(delay: 0.001))
+                    var first = true
+                    do {
+                        for try await _ in source where first {
+                            first = false
+                            signal.fulfill()
+                        }
+                    } catch {
+                        return error
+                    }
+                    return nil
+                }
+            }
+            await fulfillment(of: started, timeout: 10)
+            XCTAssertGreaterThan(client.cancelAll(), 0, "round \(round)")
+            for loop in loops {
+                let error = try await bounded(10) { await loop.value }
+                XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled", "round \(round): \(String(describing: error))")
+            }
+        }
+    }
 }
