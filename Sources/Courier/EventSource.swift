@@ -16,8 +16,8 @@ extension NetworkClient {
     ///
     /// Each loop over the returned sequence opens its own connection; each connection is a
     /// ``stream(_:)`` request of `endpoint`, so it passes the pause gate, gets credentials, is
-    /// retried by the endpoint's ``RetryPolicy`` until its head arrives, and shows to plugins
-    /// (as `endpoint` itself). The request carries `Accept: text/event-stream` unless the
+    /// retried by the endpoint's ``RetryPolicy`` (else the client's) until its head arrives,
+    /// and shows to plugins (as `endpoint` itself). The request carries `Accept: text/event-stream` unless the
     /// endpoint sets `Accept`, and `Last-Event-ID` unless the endpoint sets it.
     ///
     /// - **Reconnects** after the body ends, a transport error or ``NetworkError/timedOut``. The
@@ -50,10 +50,10 @@ extension NetworkClient {
         _ endpoint: E, lastEventID: String? = nil, reconnection: EventReconnection = EventReconnection()
     ) -> EventSource {
         EventSource(
-            connect: { id async throws(NetworkError) in
+            connect: { id, control async throws(NetworkError) in
                 do {
                     return try await self.stream(
-                        endpoint, headers: EventSource.headers(for: endpoint, lastEventID: id), listsBody: false)
+                        endpoint, headers: EventSource.headers(for: endpoint, lastEventID: id), for: control)
                 } catch {
                     throw NetworkError.fromTransport(error)
                 }
@@ -142,7 +142,8 @@ public struct EventSource: AsyncSequence, Sendable {
     /// Reading fails only with a ``NetworkError``.
     public typealias Failure = NetworkError
 
-    let connect: @Sendable (String?) async throws(NetworkError) -> StreamedResponse
+    /// Makes one connection, resuming after an event ID; the loop's control learns of its request.
+    let connect: @Sendable (String?, EventSourceControl) async throws(NetworkError) -> StreamedResponse
     let scheduler: any RequestScheduler
     let lastEventID: String?
     let reconnection: EventReconnection
@@ -186,6 +187,8 @@ public struct EventSource: AsyncSequence, Sendable {
                         let event = try await current.next()
                         remember(current.parser)
                         if let event {
+                            // An event parsed from lines already buffered is not handed out after `cancelAll`.
+                            try control.check()
                             events = current
                             attemptsWithoutEvent = 0
                             return event
@@ -198,7 +201,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 } else {
                     do throws(NetworkError) {
                         try control.connecting()
-                        let response = try await source.connect(lastEventID)
+                        let response = try await source.connect(lastEventID, control)
                         try control.reading(response)
                         if response.response.statusCode == 204 {
                             finish()
@@ -215,6 +218,8 @@ public struct EventSource: AsyncSequence, Sendable {
                         events = iterator
                         continue
                     } catch {
+                        // A cancelled connection was counted by `cancelAll` already.
+                        if !error.isCancelled { control.idle() }
                         ending = error
                     }
                 }

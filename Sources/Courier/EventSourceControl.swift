@@ -6,13 +6,14 @@ import Promises
 ///
 /// `cancelAll` sets a flag the loop checks before each connection, after each connection is
 /// made, before each wait and before each event it hands out, and ends what runs now: the
-/// connection's body, or the wait. A connection still being made is a request of its own, which
-/// `cancelAll` ends (and counts) itself. The connections' bodies are not listed separately, so
-/// each event source counts once.
+/// connection's request or body, or the wait. The connection's request is handed to the
+/// control as soon as it is built (a `cancelAll` that came first cancels it before it starts),
+/// and its body is not listed on its own, so each event source counts once.
 final class EventSourceControl: Sendable {
     private enum Phase: Sendable {
         case idle
-        case connecting
+        /// The connection's request, once it is built.
+        case connecting(WeakRequest)
         case reading(StreamedResponse)
         case waiting(Promise<Void>)
         case ended
@@ -40,9 +41,19 @@ final class EventSourceControl: Sendable {
         if state.withLock({ $0.cancelled }) { throw .cancelled }
     }
 
-    /// A connection is being made.
+    /// A connection is being made: its request is reported through ``connectionBuilt(_:)``.
     func connecting() throws(NetworkError) {
-        try move(to: .connecting)
+        try move(to: .connecting(WeakRequest()))
+    }
+
+    /// The connection's request is built (not started yet): `false` when `cancelAll` came
+    /// first, and the caller must cancel it instead of starting it.
+    func connectionBuilt(_ request: any LiveRequest) -> Bool {
+        state.withLock { state -> Bool in
+            if state.cancelled { return false }
+            if case .connecting(let slot) = state.phase { slot.set(request) }
+            return true
+        }
     }
 
     /// `response` is the connection being read; it is cancelled at once when `cancelAll` came first.
@@ -70,9 +81,14 @@ final class EventSourceControl: Sendable {
         state.withLock { $0.phase = .idle }
     }
 
-    /// The loop ended: nothing left to cancel.
+    /// The loop ended: nothing left to cancel, and the entry leaves the client's list.
     func ended() {
         state.withLock { $0.phase = .ended }
+        let entry = listing.withLock { entry in
+            defer { entry = nil }
+            return entry
+        }
+        withExtendedLifetime(entry) {}   // released outside the lock: its `deinit` takes the list's lock
     }
 
     private func move(to phase: Phase) throws(NetworkError) {
@@ -91,14 +107,24 @@ final class EventSourceControl: Sendable {
             state.cancelled = true
             return state.phase
         }
+        // The loop was running: the flag ends it whatever the step below finds (a body that just
+        // ended, a wait that just fired), so it counts.
         switch phase {
-        case .idle?: return true
-        case .reading(let response)?: return response.reader.stream.stop()
+        case .idle?:
+            return true
+        case .connecting(let slot)?:
+            // Not built yet: `connectionBuilt` refuses it. Built: cancelled here, before or after
+            // it started (its own entry then finds it settled and does not count it again).
+            _ = slot.request?.cancelIfPending()
+            return true
+        case .reading(let response)?:
+            response.cancel()
+            return true
         case .waiting(let wait)?:
-            let wasWaiting = wait.isPending
             wait.cancel()
-            return wasWaiting
-        case .connecting?, .ended?, nil: return false   // a connection being made is a request that counts itself
+            return true
+        case .ended?, nil:
+            return false
         }
     }
 }

@@ -46,12 +46,12 @@ extension NetworkClient {
 
     /// ``stream(_:)`` with `headers` set on the request as if `endpoint` declared them (over
     /// the client's default headers); plugins and stubs still see `endpoint` itself.
-    /// `listsBody: false` leaves the body off the client's list for `cancelAll` (an event
-    /// source lists its whole loop instead).
+    /// `control`, for an event source's connection: the request is handed to the loop's control,
+    /// and the body is not listed for `cancelAll` on its own (the control lists the whole loop).
     func stream<E: Endpoint>(
-        _ endpoint: E, headers: [String: String], listsBody: Bool = true
+        _ endpoint: E, headers: [String: String], for control: EventSourceControl? = nil
     ) async throws -> StreamedResponse {
-        let registry = listsBody ? core.liveRequests : nil
+        let registry = control == nil ? core.liveRequests : nil
         let request = WeakRequest()
         return try await awaiting(on: nil) { handler throws(NetworkError) in
             let execution = try buildExecution(
@@ -66,6 +66,8 @@ extension NetworkClient {
                 return .success(StreamedResponse(complete: response))
             }
             request.set(execution)
+            // Cancelled before it starts when `cancelAll` reached the loop first (it settles at once).
+            if let control, !control.connectionBuilt(execution) { execution.cancel() }
             return execution
         }
     }

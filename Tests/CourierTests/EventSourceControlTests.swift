@@ -32,12 +32,14 @@ final class EventSourceControlTests: XCTestCase {
         XCTAssertEqual(cancelAll(), 0, "counted once")
     }
 
-    /// Connecting: the connection is a request of its own, which `cancelAll` counts; the loop
-    /// still refuses the response if the request got through.
-    func test_givenALoopConnecting_whenCancelled_thenItIsNotCountedButTheResponseIsRefused() throws {
+    /// Connecting, before the connection's request is built: counted once, the request is
+    /// refused when it is built (the caller cancels it before it starts), and a response that
+    /// got through anyway is refused too.
+    func test_givenALoopConnecting_whenCancelled_thenItCountsAndItsRequestAndResponseAreRefused() throws {
         let (control, cancelAll) = listedControl()
         try control.connecting()
-        XCTAssertEqual(cancelAll(), 0)
+        XCTAssertEqual(cancelAll(), 1)
+        XCTAssertFalse(control.connectionBuilt(CountingRequest()), "a request built after cancelAll must not start")
         let response = StreamedResponse(
             head: HTTPResponse(statusCode: 200),
             reader: StreamedBodyReader(ResponseBodyStream(accepting: { _ in true }, limit: 1_000)))
@@ -56,6 +58,18 @@ final class EventSourceControlTests: XCTestCase {
         wait(for: [read], timeout: 5)
     }
 
+    /// Connecting, with the request built: `cancelAll` cancels that request through the control,
+    /// so the request's own entry, reached later in the same call, does not count it again.
+    func test_givenALoopWhoseConnectionIsBuilt_whenCancelled_thenTheRequestIsCancelledOnce() throws {
+        let (control, cancelAll) = listedControl()
+        try control.connecting()
+        let request = CountingRequest()
+        XCTAssertTrue(control.connectionBuilt(request))
+        XCTAssertEqual(cancelAll(), 1)
+        XCTAssertEqual(request.cancellations.withLock { $0 }, 1)
+        XCTAssertFalse(request.cancelIfPending(), "already settled by the control")
+    }
+
     func test_givenALoopWaiting_whenCancelled_thenTheWaitIsCancelledAndCounted() throws {
         let (control, cancelAll) = listedControl()
         let (wait, resolver) = Promise<Void>.pending()
@@ -65,10 +79,14 @@ final class EventSourceControlTests: XCTestCase {
         XCTAssertTrue(wait.isCancelled)
     }
 
-    func test_givenALoopThatEnded_whenCancelled_thenNothingIsCounted() {
-        let (control, cancelAll) = listedControl()
+    func test_givenALoopThatEnded_whenCancelled_thenNothingIsCountedAndItIsNoLongerListed() {
+        let registry = LiveRequests()
+        let control = EventSourceControl(list: { stop in
+            LiveWork(endpoint: Request<EmptyResponse>("feed"), registry: registry, stop: stop)
+        })
+        XCTAssertEqual(registry.snapshot().count, 1)
         control.ended()
-        XCTAssertEqual(cancelAll(), 0)
+        XCTAssertEqual(registry.snapshot().count, 0, "an ended loop leaves the list at once")
     }
 
     /// The entry lives as long as the loop's iterator: a registry does not keep it.
@@ -82,4 +100,19 @@ final class EventSourceControlTests: XCTestCase {
         control = nil
         XCTAssertEqual(registry.snapshot().count, 0)
     }
+}
+
+/// A request that records its cancellations; settles on the first.
+private final class CountingRequest: LiveRequest {
+    let endpoint: any Endpoint = Request<EmptyResponse>("feed")
+    let cancellations = Protected(0)
+
+    func cancelIfPending() -> Bool {
+        cancellations.withLock { count -> Bool in
+            count += 1
+            return count == 1
+        }
+    }
+
+    func cancel() { _ = cancelIfPending() }
 }

@@ -80,6 +80,18 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(transportFiles().subtracting(before), [], "the saved start became the destination")
     }
 
+    /// The client's retry policy, for an endpoint without one, resumes a download just as the
+    /// endpoint's own would.
+    func test_givenOnlyTheClientHasARetryPolicy_whenTheConnectionDrops_thenTheRetryResumes() throws {
+        let key = counterKey()
+        let client = try makeClient { $0.retryPolicy = self.retries }
+        let bare = LiveJSONEndpoint(path: "resumable/\(key)", query: query("cuts=70000"), timeout: 20, retryPolicy: nil)
+
+        try downloadWhole(bare, named: "client-policy.bin", with: client)
+
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+    }
+
     func test_givenTheConnectionDropsTwice_thenEachRetryResumesWhereTheLastStopped() throws {
         let key = counterKey()
         let client = try makeClient()
