@@ -32,6 +32,14 @@ extension RequestExecution {
                 state.phase = .evaluating
                 state.deadline = nil
                 return .cancel(task, state.sentRequest)
+            case .evaluating where state.replayingAfterRefreshBeforeSending:
+                // Waiting for a credential refresh before it was ever sent: the request ends here
+                // (nothing was sent, so no plugin hears of it; the refresh goes on for the others).
+                state.phase = .finished
+                state.deadline = nil
+                state.replayingAfterRefreshBeforeSending = false
+                defer { state.partialDownload = nil }
+                return .expire(state.partialDownload)
             case .evaluating, .waitingToRetry, .finished:
                 return nil
             }
@@ -45,6 +53,9 @@ extension RequestExecution {
             attemptTimedOut(sent: sent)
         case .stop?:
             deliver(.failure(.timedOut))   // nothing was sent; the copy sees the request finished and stops
+        case .expire(let partial)?:
+            partial?.discard()
+            deliver(.failure(.timedOut))
         case nil:
             break
         }

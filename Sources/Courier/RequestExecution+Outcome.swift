@@ -144,15 +144,18 @@ extension RequestExecution {
     /// retry. Returns `false` when it had settled (for example it was cancelled meanwhile).
     @discardableResult
     func replayAfterAuthentication() -> Bool {
+        var waitDeadline: ScheduledWork?   // the deadline of an attempt that waited before it was sent
         let allowed = state.withLock { state -> Bool in
             guard case .evaluating = state.phase else { return false }
             if state.replayingAfterRefreshBeforeSending {
                 state.replayingAfterRefreshBeforeSending = false
+                swap(&waitDeadline, &state.deadline)
             } else {
                 state.authenticationReplays += 1
             }
             return true
         }
+        waitDeadline?.cancel()
         if allowed { beginAttempt() }
         return allowed
     }
@@ -165,18 +168,18 @@ extension RequestExecution {
     /// Returns `false`, and the attempt goes on, when the request already waited for such a
     /// refresh, or was cancelled or timed out since it left the gate.
     func waitForRefreshBeforeSending(attempt: Int, partial: PartialDownload?, authenticator: any Authenticator) -> Bool {
-        let deadline = state.withLock { state -> ScheduledWork?? in
+        // The attempt's deadline keeps running: a request whose timeout passes while it waits
+        // ends with `.timedOut` (see `deadlineFired`), and a replay starts a fresh one.
+        let waits = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .preparing = state.phase, !state.deadlinePassedWhilePreparing,
-                  !state.refreshedBeforeSending else { return nil }
+                  !state.refreshedBeforeSending else { return false }
             state.phase = .evaluating
             state.refreshedBeforeSending = true
             state.replayingAfterRefreshBeforeSending = true
             state.partialDownload = partial   // for the replay, as a retry would
-            defer { state.deadline = nil }
-            return .some(state.deadline)
+            return true
         }
-        guard let deadline else { return false }
-        deadline?.cancel()   // the replay starts a fresh one; the refresh has its own timeout
+        guard waits else { return false }
         // Off this thread: it may be the caller's (inside `request`), or a gate's queue releasing
         // held requests, and the refresh starts user code.
         let credentialed = authenticator.apply(to: request)
@@ -192,11 +195,14 @@ extension RequestExecution {
     /// sent goes out with the credential it has (the server decides, and a 401 then refreshes as
     /// usual); one that was rejected fails with `error`.
     func refreshFailed(_ error: NetworkError) {
+        var waitDeadline: ScheduledWork?
         let sendAnyway = state.withLock { state -> Bool in
             guard case .evaluating = state.phase, state.replayingAfterRefreshBeforeSending else { return false }
             state.replayingAfterRefreshBeforeSending = false
+            swap(&waitDeadline, &state.deadline)
             return true
         }
+        waitDeadline?.cancel()
         if sendAnyway { beginAttempt() } else { fail(error) }
     }
 

@@ -57,6 +57,9 @@ enum RequestDeadlineAction {
     case cancel(any TransportTask, URLRequest?)
     /// Nothing was sent yet (a staged form was being written): the request ends.
     case stop
+    /// The request waited for a credential refresh before it was ever sent: it ends, and a
+    /// download's saved part is deleted.
+    case expire(PartialDownload?)
 }
 
 /// Everything mutable about one request; it lives inside the request's lock.

@@ -219,6 +219,39 @@ final class ProactiveRefreshTests: XCTestCase {
         XCTAssertEqual(server.tokensSeen, ["Bearer fresh"], "the cancelled request never left")
     }
 
+    /// The request's own timeout keeps running while it waits for the refresh ahead: a short
+    /// one ends the request with `.timedOut` before the refresh does, and the refresh's later
+    /// success does not send it.
+    func test_givenAShortTimeout_whenTheRefreshAheadOutlastsIt_thenTheRequestTimesOutWithoutBeingSent() {
+        let clock = VirtualClock()
+        let server = TokenServer(valid: "fresh")
+        let time = SharedValue(start)
+        let (work, finish) = Promise<TokenCredential>.pending()
+        let refreshStarted = expectation(description: "refresh started")
+        let auth = TokenAuthenticator(
+            credential: TokenCredential(token: "old", expiresAt: start.addingTimeInterval(3_600)),
+            now: { time.withLock { $0 } }
+        ) { _ in
+            refreshStarted.fulfill()
+            return work
+        }
+        time.withLock { $0 = self.start.addingTimeInterval(3_570) }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = auth
+        configuration.timeout = 60
+        let client = NetworkClient.stubbing().respond { server.respond($0) }.clock(clock).makeClient(configuration: configuration)
+
+        let request = client.request(StubJSONEndpoint(path: "me", timeout: 5))
+        wait(for: [refreshStarted], timeout: 5)
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the request's deadline runs while it waits")
+        clock.advance(by: 5)
+        XCTAssertEqual(outcomeName(settle(request)), "timedOut")
+
+        finish.fulfill(TokenCredential(token: "fresh", expiresAt: start.addingTimeInterval(7_200)))
+        XCTAssertEqual(outcomeName(settle(client.request(StubJSONEndpoint(path: "feed")))), "ok")
+        XCTAssertEqual(server.tokensSeen, ["Bearer fresh"], "the timed-out request was never sent")
+    }
+
     /// An endpoint that does not require authentication (the refresh call itself) never waits.
     func test_givenAnEndpointWithoutAuthentication_whenTheTokenIsDue_thenItGoesOutWithoutARefresh() {
         let (client, _, server, refreshes) = expiringSetup { _ in Promise<TokenCredential>.pending().promise }
