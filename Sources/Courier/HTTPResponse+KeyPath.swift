@@ -18,7 +18,9 @@ extension HTTPResponse {
     /// `decoder` with its strategies; integers keep their precision (a 64-bit ID survives), but
     /// a number with a fraction is read through `Double` on the way (decode a `Decimal` price
     /// from the whole body when every digit counts). A key is matched as written: a decoder's
-    /// `keyDecodingStrategy` applies to the keys of the value found, not to the path.
+    /// `keyDecodingStrategy` applies to the keys of the value found, not to the path. The body
+    /// is read as strict JSON: a decoder's `allowsJSON5` and `assumesTopLevelDictionary` do not
+    /// apply here.
     ///
     /// - Parameters:
     ///   - type: The type to decode, e.g. `[Product].self`.
@@ -57,7 +59,7 @@ extension HTTPResponse {
         for part in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
             if let object = current as? [String: Any], let next = object[String(part)] {
                 current = next
-            } else if let array = current as? [Any], let index = Int(part), array.indices.contains(index) {
+            } else if let array = current as? [Any], let index = Self.arrayIndex(part), array.indices.contains(index) {
                 current = array[index]
             } else {
                 throw .notFound(keyPath: keyPath, missing: String(part), at: walked.joined(separator: "."))
@@ -65,6 +67,14 @@ extension HTTPResponse {
             walked.append(part)
         }
         return current
+    }
+
+    /// `part` as an array index: decimal digits only, without a sign or a leading zero (`"01"`
+    /// and `"+1"` are keys, not indices).
+    private static func arrayIndex(_ part: Substring) -> Int? {
+        guard let first = part.first, part.allSatisfy({ $0.isASCII && $0.isNumber }),
+              first != "0" || part.count == 1 else { return nil }
+        return Int(part)
     }
 }
 

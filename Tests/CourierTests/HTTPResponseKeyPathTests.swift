@@ -48,6 +48,7 @@ final class HTTPResponseKeyPathTests: XCTestCase {
 
     func test_givenAPathThatLeadsNowhere_thenDecodingFailedSaysWhereItStopped() {
         for (path, missing, at) in [("data.items", "items", "data"), ("data.products.7", "7", "data.products"),
+                                    ("data.products.01", "01", "data.products"), ("data.products.+1", "+1", "data.products"),
                                     ("nothing", "nothing", ""), ("data.id.x", "x", "data.id")] {
             XCTAssertThrowsError(try wrapped.decoded([Product].self, atKeyPath: path)) { error in
                 guard case .decodingFailed(let underlying, let response)? = error as? NetworkError else {
