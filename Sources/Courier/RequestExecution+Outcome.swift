@@ -84,9 +84,7 @@ extension RequestExecution {
         } catch let error as NetworkError {
             return .failure(error.withoutBodyFile())
         } catch {
-            var response = response
-            response.bodyFileURL = nil   // a download's file is deleted: the error does not point at it
-            return .failure(.decodingFailed(underlying: error, response: response))
+            return .failure(NetworkError.decodingFailed(underlying: error, response: response).withoutBodyFile())
         }
     }
 
@@ -144,20 +142,14 @@ extension RequestExecution {
     /// retry. Returns `false` when it had settled (for example it was cancelled meanwhile).
     @discardableResult
     func replayAfterAuthentication() -> Bool {
-        var waitDeadline: ScheduledWork?   // the deadline of an attempt that waited before it was sent
-        let allowed = state.withLock { state -> Bool in
-            guard case .evaluating = state.phase else { return false }
-            if state.replayingAfterRefreshBeforeSending {
-                state.replayingAfterRefreshBeforeSending = false
-                swap(&waitDeadline, &state.deadline)
-            } else {
-                state.authenticationReplays += 1
-            }
-            return true
+        let replay = state.withLock { state -> (allowed: Bool, waitDeadline: ScheduledWork?) in
+            guard case .evaluating = state.phase else { return (false, nil) }
+            if !state.replayingAfterRefreshBeforeSending { state.authenticationReplays += 1 }
+            return (true, state.endWaitBeforeSending())
         }
-        waitDeadline?.cancel()
-        if allowed { beginAttempt() }
-        return allowed
+        replay.waitDeadline?.cancel()
+        if replay.allowed { beginAttempt() }
+        return replay.allowed
     }
 
     /// Holds the attempt that just left the gate for a credential refresh, because the
@@ -195,15 +187,12 @@ extension RequestExecution {
     /// sent goes out with the credential it has (the server decides, and a 401 then refreshes as
     /// usual); one that was rejected fails with `error`.
     func refreshFailed(_ error: NetworkError) {
-        var waitDeadline: ScheduledWork?
-        let sendAnyway = state.withLock { state -> Bool in
-            guard case .evaluating = state.phase, state.replayingAfterRefreshBeforeSending else { return false }
-            state.replayingAfterRefreshBeforeSending = false
-            swap(&waitDeadline, &state.deadline)
-            return true
+        let outcome = state.withLock { state -> (sendAnyway: Bool, waitDeadline: ScheduledWork?) in
+            guard case .evaluating = state.phase, state.replayingAfterRefreshBeforeSending else { return (false, nil) }
+            return (true, state.endWaitBeforeSending())
         }
-        waitDeadline?.cancel()
-        if sendAnyway { beginAttempt() } else { fail(error) }
+        outcome.waitDeadline?.cancel()
+        if outcome.sendAnyway { beginAttempt() } else { fail(error) }
     }
 
     /// Retries when the policy allows it, otherwise fails with `error`. Never retries a cancellation.

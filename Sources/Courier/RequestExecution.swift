@@ -239,7 +239,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // take them for a killed process's leftovers (see `PrivateFile.staleAge`).
         if let stagedForm, attempt > 1 { PrivateFile.touch(stagedForm.file) }
         if let partial { PrivateFile.touch(partial.fileURL) }
-        if requiresAuthentication, let authenticator = core.configuration.authenticator, authenticator.requiresRefresh,
+        // Read once: it also applies the credential below.
+        let authenticator = requiresAuthentication ? core.configuration.authenticator : nil
+        if let authenticator, authenticator.requiresRefresh,
            waitForRefreshBeforeSending(attempt: attempt, partial: partial, authenticator: authenticator) {
             return
         }
@@ -266,7 +268,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         }
         let generation = core.authenticationRefresh.generation
         var headersChanged = !plugins.isEmpty || refusal != nil
-        if requiresAuthentication, let authenticator = core.configuration.authenticator {
+        if let authenticator {
             outgoing = authenticator.apply(to: outgoing)
             headersChanged = true
         }

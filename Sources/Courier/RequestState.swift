@@ -89,4 +89,14 @@ struct RequestState: Sendable {
     /// A download's body saved so far, from an attempt a transport error cut short, for the next
     /// attempt to resume; deleted when the request ends without one.
     var partialDownload: PartialDownload?
+
+    /// Ends a wait for a credential refresh before the attempt was sent, if the attempt is in
+    /// one: clears the flag and hands back that attempt's deadline to cancel (the next attempt
+    /// starts a fresh one). `nil`, and nothing changes, otherwise.
+    mutating func endWaitBeforeSending() -> ScheduledWork? {
+        guard replayingAfterRefreshBeforeSending else { return nil }
+        replayingAfterRefreshBeforeSending = false
+        defer { deadline = nil }
+        return deadline
+    }
 }

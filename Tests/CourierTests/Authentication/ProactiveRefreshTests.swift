@@ -11,14 +11,24 @@ import FoundationNetworking
 final class ProactiveRefreshTests: XCTestCase {
     private let start = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// An authenticator whose token `token` expires `lifetime` seconds after `start` (`nil`: no
+    /// known expiry), on the clock `time`, with the default 60 s margin.
+    private func clockedAuthenticator(
+        token: String = "t", expiringAfter lifetime: TimeInterval?, time: SharedValue<Date>,
+        refresh: @escaping @Sendable (_ expiredToken: String?) -> Promise<TokenCredential> = { _ in
+            .value(TokenCredential(token: "u"))
+        }
+    ) -> TokenAuthenticator {
+        TokenAuthenticator(
+            credential: TokenCredential(token: token, expiresAt: lifetime.map { start.addingTimeInterval($0) }),
+            now: { time.withLock { $0 } }, refresh: refresh)
+    }
+
     // MARK: TokenAuthenticator.requiresRefresh
 
     func test_givenAnHourLongToken_thenItIsDueOneMarginBeforeItsExpiry() {
         let time = SharedValue(start)
-        let auth = TokenAuthenticator(
-            credential: TokenCredential(token: "t", expiresAt: start.addingTimeInterval(3_600)),
-            refreshMargin: 60, now: { time.withLock { $0 } }
-        ) { _ in .value(TokenCredential(token: "u")) }
+        let auth = clockedAuthenticator(expiringAfter: 3_600, time: time)
         time.withLock { $0 = self.start.addingTimeInterval(3_539) }
         XCTAssertFalse(auth.requiresRefresh)
         time.withLock { $0 = self.start.addingTimeInterval(3_540) }
@@ -31,10 +41,7 @@ final class ProactiveRefreshTests: XCTestCase {
     /// on every request.
     func test_givenAShortLivedToken_thenItIsDueHalfwayThroughItsLife() {
         let time = SharedValue(start)
-        let auth = TokenAuthenticator(
-            credential: TokenCredential(token: "t", expiresAt: start.addingTimeInterval(40)),
-            refreshMargin: 60, now: { time.withLock { $0 } }
-        ) { _ in .value(TokenCredential(token: "u")) }
+        let auth = clockedAuthenticator(expiringAfter: 40, time: time)
         XCTAssertFalse(auth.requiresRefresh)
         time.withLock { $0 = self.start.addingTimeInterval(19) }
         XCTAssertFalse(auth.requiresRefresh)
@@ -44,9 +51,7 @@ final class ProactiveRefreshTests: XCTestCase {
 
     func test_givenNoExpiryOrNoToken_thenNeverDue() {
         let time = SharedValue(start)
-        let auth = TokenAuthenticator(credential: TokenCredential(token: "t"), now: { time.withLock { $0 } }) { _ in
-            .value(TokenCredential(token: "u"))
-        }
+        let auth = clockedAuthenticator(expiringAfter: nil, time: time)
         time.withLock { $0 = .distantFuture }
         XCTAssertFalse(auth.requiresRefresh, "an expiry that is not known is never due")
         auth.setToken(nil, expiresAt: start)
@@ -91,10 +96,7 @@ final class ProactiveRefreshTests: XCTestCase {
         let refreshes = SharedValue(0)
         let time = SharedValue(start)
         // An hour-long token, 30 s before it expires: inside the 60 s margin.
-        let auth = TokenAuthenticator(
-            credential: TokenCredential(token: "old", expiresAt: start.addingTimeInterval(3_600)),
-            now: { time.withLock { $0 } }
-        ) { _ in
+        let auth = clockedAuthenticator(token: "old", expiringAfter: 3_600, time: time) { _ in
             refreshes.withLock { $0 += 1 }
             return refresh(refreshes)
         }
@@ -228,10 +230,7 @@ final class ProactiveRefreshTests: XCTestCase {
         let time = SharedValue(start)
         let (work, finish) = Promise<TokenCredential>.pending()
         let refreshStarted = expectation(description: "refresh started")
-        let auth = TokenAuthenticator(
-            credential: TokenCredential(token: "old", expiresAt: start.addingTimeInterval(3_600)),
-            now: { time.withLock { $0 } }
-        ) { _ in
+        let auth = clockedAuthenticator(token: "old", expiringAfter: 3_600, time: time) { _ in
             refreshStarted.fulfill()
             return work
         }
