@@ -11,6 +11,15 @@ import FoundationNetworking
 /// ← failed GET https://api.example.com/me?token=<redacted> (30001 ms): The request timed out.
 /// ```
 ///
+/// A request that took several attempts gets a closing line with the outcome and its whole time,
+/// and one that ended before it was sent (cancelled or timed out while held) gets a line of its
+/// own (see ``didFinish(_:for:endpoint:metrics:)``):
+///
+/// ```
+/// ✓ 200 OK GET https://api.example.com/feed after 3 attempts (2345 ms in all)
+/// ✗ GET https://api.example.com/feed never sent (5000 ms queued): The request timed out.
+/// ```
+///
 /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and token-like headers and query
 /// items are printed as `<redacted>`.
 ///
@@ -86,6 +95,34 @@ public struct LoggingPlugin: RequestPlugin {
         case .failure(let error):
             let elapsed = timing.isEmpty ? "" : " (\(timing.joined(separator: ", ")))"
             log("← failed \(method) \(url)\(elapsed): \(error.description)")
+        }
+    }
+
+    /// Logs a closing line for a request that was not simply sent once: one that needed several
+    /// attempts (retries, a replay after a refreshed credential), `✓ 200 OK GET URL after 3 attempts
+    /// (2345 ms in all)`, and one that ended before it was ever sent (cancelled or timed out while
+    /// held), `✗ GET URL never sent (5000 ms queued): The request timed out.`. A request answered
+    /// at its first attempt gets no third line: its `←` line says it all.
+    public func didFinish(
+        _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
+        metrics: RequestMetrics
+    ) {
+        guard metrics.attemptCount != 1 else { return }
+        let method = request.httpMethod ?? "GET"
+        let url = request.url.map(Redaction.redact) ?? "<no URL>"
+        let total = RequestMetrics.milliseconds(metrics.totalDuration)
+        switch result {
+        case .success(let response) where metrics.attemptCount > 1:
+            var status = "\(response.statusCode)"
+            if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { status += " " + reason }
+            log("✓ \(status) \(method) \(url) after \(metrics.attemptCount) attempts (\(total) in all)")
+        case .failure(let error) where metrics.attemptCount > 1:
+            log("✗ failed \(method) \(url) after \(metrics.attemptCount) attempts (\(total) in all): \(error.description)")
+        case .failure(let error):
+            let queued = RequestMetrics.milliseconds(metrics.queuedDuration)
+            log("✗ \(method) \(url) never sent (\(queued) queued): \(error.description)")
+        case .success:
+            break   // a success is always sent
         }
     }
 

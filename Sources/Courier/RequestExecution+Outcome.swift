@@ -162,10 +162,12 @@ extension RequestExecution {
     func waitForRefreshBeforeSending(attempt: Int, partial: PartialDownload?, authenticator: any Authenticator) -> Bool {
         // The attempt's deadline keeps running: a request whose timeout passes while it waits
         // ends with `.timedOut` (see `deadlineFired`), and a replay starts a fresh one.
+        let now = clock?.now
         let waits = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .preparing = state.phase, !state.deadlinePassedWhilePreparing,
                   !state.refreshedBeforeSending else { return false }
             state.phase = .evaluating
+            if let now { state.timeline?.holdForRefresh(at: now) }
             state.refreshedBeforeSending = true
             state.replayingAfterRefreshBeforeSending = true
             state.partialDownload = partial   // for the replay, as a retry would
@@ -201,10 +203,12 @@ extension RequestExecution {
             fail(error)
             return
         }
+        let now = clock?.now
         let plan = state.withLock { state -> (retry: Int, attempt: Int)? in
             guard case .evaluating = state.phase, state.retriesUsed < policy.maximumRetryCount else { return nil }
             state.retriesUsed += 1
             state.phase = .waitingToRetry(nil)
+            if let now { state.timeline?.endExchange(at: now) }
             return (state.retriesUsed, state.attempt)
         }
         guard let plan else {
@@ -250,10 +254,18 @@ extension RequestExecution {
     private func deliver(_ response: HTTPResponse, decodeElsewhere: Bool) {
         if context.writesBodyToFile { return saveDownload(response, elsewhere: decodeElsewhere) }
         if needsDecoding && decodeElsewhere {
-            DispatchQueue.global().async { [self] in settle(decode(response)) }
+            DispatchQueue.global().async { [self] in decodeAndSettle(response) }
         } else {
-            settle(decode(response))
+            decodeAndSettle(response)
         }
+    }
+
+    /// Decodes `response` and settles with the outcome, timing the decoding when the metrics are read.
+    private func decodeAndSettle(_ response: HTTPResponse) {
+        guard let clock else { return settle(decode(response)) }
+        let start = clock.now
+        let result = decode(response)
+        if claimSettlement() { deliver(result, response: response, decoding: clock.now - start) }
     }
 
     /// A download's last step: the request is settled first, so that a cancellation of the
@@ -266,7 +278,9 @@ extension RequestExecution {
         let save: @Sendable () -> Void = { [self] in
             // A promise rejects at once when it is cancelled, without waiting for the execution.
             if let resolver, !resolver.isPending { return DownloadStorage.discard(response) }
-            deliver(decode(response))
+            let start = clock?.now ?? 0
+            let result = decode(response)
+            deliver(result, response: response, decoding: clock.map { $0.now - start } ?? 0)
         }
         if elsewhere {
             DispatchQueue.global().async(execute: save)
@@ -302,9 +316,17 @@ extension RequestExecution {
     }
 
     /// Settles the promise, or runs the handler: on its queue when it has one (never inside
-    /// this call), otherwise right here.
-    func deliver(_ result: Result<Response, NetworkError>) {
+    /// this call), otherwise right here. The plugins' `didFinish` runs first, when the client has
+    /// plugins; `response` is the response a success was decoded from, `decoding` how long that took.
+    func deliver(_ result: Result<Response, NetworkError>, response: HTTPResponse? = nil, decoding: TimeInterval = 0) {
         progress?.finish()  // no progress report is queued after this
+        if let clock {
+            var error: NetworkError?
+            if case .failure(let failure) = result { error = failure }
+            // The caller cancelled the promise while the answer was on its way: that is what it gets.
+            if let resolver, !resolver.isPending { error = .cancelled }
+            reportFinish(error: error, response: response, decoding: decoding, at: clock.now)
+        }
         if let resolver {
             switch result {
             case .success(let value): resolver.fulfill(value)
@@ -316,6 +338,30 @@ extension RequestExecution {
             } else {
                 body(result)
             }
+        }
+    }
+}
+
+extension RequestExecution {
+    /// Calls every plugin's `didFinish` with the request's outcome and metrics (see
+    /// ``RequestPlugin/didFinish(_:for:endpoint:metrics:)``). `error` is the caller's error, or
+    /// `nil` for a success decoded from `response`.
+    @inline(never)
+    private func reportFinish(error: NetworkError?, response: HTTPResponse?, decoding: TimeInterval, at now: TimeInterval) {
+        guard let timeline = state.withLock({ $0.timeline }) else { return }
+        let outcome: Result<HTTPResponse, NetworkError>
+        if let error {
+            outcome = .failure(error)
+        } else if var head = response {
+            head.streamedBody = nil   // plugins never keep a stream's transfer running
+            outcome = .success(head)
+        } else {
+            return   // every success carries its response; nothing to report otherwise
+        }
+        let metrics = timeline.metrics(at: now, decoding: decoding)
+        let sent = timeline.lastRequest ?? request
+        for plugin in core.configuration.plugins {
+            plugin.didFinish(outcome, for: sent, endpoint: endpoint, metrics: metrics)
         }
     }
 }

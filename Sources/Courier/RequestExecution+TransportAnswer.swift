@@ -20,6 +20,7 @@ extension RequestExecution {
                                        sentOnCallersThread: sentOnCallersThread)
         }
         var finishedTask = Phase.evaluating  // the transport's task, released after the lock
+        let now = clock?.now
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
             guard state.attempt == attempt else { return nil }
             let duringSend: Bool
@@ -28,6 +29,7 @@ extension RequestExecution {
             case .sending: duringSend = false
             default: return nil
             }
+            if let now { state.timeline?.endExchange(at: now) }
             swap(&finishedTask, &state.phase)
             state.authenticationGeneration = generation
             defer { state.deadline = nil }

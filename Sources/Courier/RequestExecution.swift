@@ -41,11 +41,14 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// `true` for ``NetworkClient/stream(_:)``: each attempt's context carries a fresh
     /// ``ResponseBodyStream``, whose reader travels with the head the transport answers with.
     let streamsBody: Bool
+    /// Where ``RequestMetrics`` times are read from when the client has plugins (the only readers
+    /// of the metrics); otherwise `nil`, and nothing is measured.
+    let clock: MetricsClock?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
     /// settles the request (for resuming an awaiting task, which needs no hop of its own).
     typealias Handler = (queue: DispatchQueue?, body: @Sendable (Result<Response, NetworkError>) -> Void)
-    let state = Protected(State())
+    let state: Protected<State>
 
     // The state types do not depend on `Response`; declared outside the generic class, their
     // type metadata is static instead of being looked up at run time on every state change.
@@ -75,6 +78,15 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
         self.streamsBody = streamsBody
+        var initial = State()
+        if !core.configuration.plugins.isEmpty {
+            let clock = MetricsClock(for: core.configuration.scheduler)
+            self.clock = clock
+            initial.timeline = RequestTimeline(start: clock.now)
+        } else {
+            self.clock = nil
+        }
+        self.state = Protected(initial)
         let uploadFile: URL?
         switch upload {
         case .file(let file)?:
@@ -180,8 +192,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// which passes decoding on to a global queue like a gate's queue does).
     func beginAttempt() {
         let ticket = core.gate.makeTicket()
+        let now = clock?.now
         let begun = state.withLock { state -> (attempt: Int, hasDeadline: Bool)? in
             if case .finished = state.phase { return nil }
+            if let now { state.timeline?.enterQueue(at: now) }
             // Only the first attempt of a staged form finds a deadline: the one `start` set.
             let hasDeadline = state.attempt == 0 && state.deadline != nil
             state.attempt += 1
@@ -228,9 +242,11 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// Runs when the attempt leaves the gate: on the gate's queue, or on the submitting thread
     /// when the gate was open and idle.
     func passGate(ticket: UInt64) {
+        let now = clock?.now
         let taken = state.withLock { state -> (attempt: Int, partial: PartialDownload?)? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
+            if let now { state.timeline?.leaveQueue(at: now) }
             defer { state.partialDownload = nil }
             return (state.attempt, state.partialDownload)
         }
@@ -310,6 +326,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let attemptContext = context(
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
+        if clock != nil { state.withLock { $0.timeline?.lastRequest = sent } }
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A hook into every request a client sends: change it, watch it go out, see how it ended.
+/// A hook into every request a client sends: change it, watch it go out, see how it ended and
+/// how long it took.
 ///
 /// Every method has a default that does nothing, so implement only what you need. Plugins run in the
 /// order of the client's `plugins` array; they must be thread-safe, as requests run concurrently.
@@ -65,6 +66,39 @@ public protocol RequestPlugin: Sendable {
     ///   - request: the request as sent.
     ///   - endpoint: the endpoint the caller passed.
     func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint)
+
+    /// Called once per request when it ends, after its last attempt and its decoding, just before
+    /// the caller gets the result: with how it ended and how long it took (see
+    /// ``RequestMetrics``). Every request the client started calls it exactly once, whether it
+    /// succeeded, failed, timed out or was cancelled (held or in flight); a request that could not
+    /// be built (``NetworkError/invalidRequest(reason:)`` from the call itself) never reaches
+    /// plugins. It runs on the thread that ends the request: keep it short.
+    ///
+    /// It reports how the request ended in the pipeline. A caller's `cancel()` that arrives
+    /// while a finished request's result is being handed over is too late to change that, so
+    /// the plugin may see the response while the caller's promise rejects with a cancellation;
+    /// a request the plugin sees cancelled is always cancelled for the caller too.
+    ///
+    /// ```swift
+    /// struct Timings: RequestPlugin {
+    ///     func didFinish(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest,
+    ///                    endpoint: any Endpoint, metrics: RequestMetrics) {
+    ///         Analytics.record(endpoint.path, seconds: metrics.totalDuration, attempts: metrics.attemptCount)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - result: The final response when the request succeeded (a streamed response's head;
+    ///     a download's body file may have been moved to its destination since), or the error
+    ///     the caller gets, `.decodingFailed` and `.cancelled` included.
+    ///   - request: The last request sent, or the request as built (without credentials) when
+    ///     no attempt was sent.
+    ///   - endpoint: The endpoint the caller passed.
+    ///   - metrics: The request's timings and attempt count.
+    func didFinish(
+        _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
+        metrics: RequestMetrics)
 }
 
 extension RequestPlugin {
@@ -80,4 +114,9 @@ extension RequestPlugin {
     public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint) {
         didReceive(result, for: request)
     }
+    /// Default: does nothing.
+    public func didFinish(
+        _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
+        metrics: RequestMetrics
+    ) {}
 }
