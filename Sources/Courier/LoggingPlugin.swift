@@ -11,12 +11,13 @@ import FoundationNetworking
 /// ← failed GET https://api.example.com/me?token=<redacted> (30001 ms): The request timed out.
 /// ```
 ///
-/// A request that took several attempts gets a closing line with the outcome and its whole time,
-/// and one that ended before it was sent (cancelled or timed out while held) gets a line of its
-/// own (see ``didFinish(_:for:endpoint:metrics:)``):
+/// A closing line says what the caller got when that is not already the last line: a success
+/// after several attempts, any failure, and a request that ended before it was ever sent
+/// (see ``didFinish(_:for:endpoint:metrics:)``):
 ///
 /// ```
 /// ✓ 200 OK GET https://api.example.com/feed after 3 attempts (2345 ms in all)
+/// ✗ failed GET https://api.example.com/me after 1 attempt (14 ms in all): Could not decode the response to …
 /// ✗ GET https://api.example.com/feed never sent (5000 ms queued): The request timed out.
 /// ```
 ///
@@ -98,31 +99,32 @@ public struct LoggingPlugin: RequestPlugin {
         }
     }
 
-    /// Logs a closing line for a request that was not simply sent once: one that needed several
-    /// attempts (retries, a replay after a refreshed credential), `✓ 200 OK GET URL after 3 attempts
-    /// (2345 ms in all)`, and one that ended before it was ever sent (cancelled or timed out while
-    /// held), `✗ GET URL never sent (5000 ms queued): The request timed out.`. A request answered
-    /// at its first attempt gets no third line: its `←` line says it all.
+    /// Logs a closing line with what the caller gets, unless the request succeeded at its first
+    /// attempt (its `←` line says it all): for a success after several attempts (retries, a replay
+    /// after a refreshed credential), `✓ 200 OK GET URL after 3 attempts (2345 ms in all)`; for
+    /// every failure, which may differ from what its last attempt reported (a `200` that failed to
+    /// decode, a cancellation while waiting to retry), `✗ failed GET URL after 1 attempt (12 ms in
+    /// all): …`; and for a request that ended before any attempt was sent (cancelled or timed out
+    /// while held, refused), `✗ GET URL never sent (5000 ms queued): …`.
     public func didFinish(
         _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
         metrics: RequestMetrics
     ) {
-        guard metrics.attemptCount != 1 else { return }
         let method = request.httpMethod ?? "GET"
         let url = request.url.map(Redaction.redact) ?? "<no URL>"
         let total = RequestMetrics.milliseconds(metrics.totalDuration)
+        let attempts = metrics.attemptCount == 1 ? "1 attempt" : "\(metrics.attemptCount) attempts"
         switch result {
-        case .success(let response) where metrics.attemptCount > 1:
+        case .success(let response):
+            guard metrics.attemptCount > 1 else { return }
             var status = "\(response.statusCode)"
             if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { status += " " + reason }
-            log("✓ \(status) \(method) \(url) after \(metrics.attemptCount) attempts (\(total) in all)")
-        case .failure(let error) where metrics.attemptCount > 1:
-            log("✗ failed \(method) \(url) after \(metrics.attemptCount) attempts (\(total) in all): \(error.description)")
-        case .failure(let error):
+            log("✓ \(status) \(method) \(url) after \(attempts) (\(total) in all)")
+        case .failure(let error) where metrics.attemptCount == 0:
             let queued = RequestMetrics.milliseconds(metrics.queuedDuration)
             log("✗ \(method) \(url) never sent (\(queued) queued): \(error.description)")
-        case .success:
-            break   // a success is always sent
+        case .failure(let error):
+            log("✗ failed \(method) \(url) after \(attempts) (\(total) in all): \(error.description)")
         }
     }
 

@@ -10,7 +10,6 @@ extension RequestExecution {
     /// The deadline of `attempt` passed: withdraw it from the gate or cancel its transport task,
     /// then time it out (or retry); when it is being prepared, `passGate` acts on it after `send`.
     func deadlineFired(attempt: Int) {
-        let now = clock?.now
         let action = state.withLock { state -> DeadlineAction? in
             guard state.attempt == attempt else {
                 // The first attempt's deadline fired while its form was still being staged: the
@@ -25,7 +24,6 @@ extension RequestExecution {
             case .queued(let ticket):
                 state.phase = .evaluating
                 state.deadline = nil
-                if let now { state.timeline?.endExchange(at: now) }
                 return .withdraw(ticket)
             case .preparing:
                 state.deadlinePassedWhilePreparing = true
@@ -33,7 +31,6 @@ extension RequestExecution {
             case .sending(let task):
                 state.phase = .evaluating
                 state.deadline = nil
-                if let now { state.timeline?.endExchange(at: now) }
                 return .cancel(task, state.sentRequest)
             case .evaluating where state.replayingAfterRefreshBeforeSending:
                 // Waiting for a credential refresh before it was ever sent: the request ends here

@@ -167,7 +167,7 @@ extension RequestExecution {
             guard state.attempt == attempt, case .preparing = state.phase, !state.deadlinePassedWhilePreparing,
                   !state.refreshedBeforeSending else { return false }
             state.phase = .evaluating
-            if let now { state.timeline?.holdForRefresh(at: now) }
+            if let now { state.timeline?.endExchange(at: now) }
             state.refreshedBeforeSending = true
             state.replayingAfterRefreshBeforeSending = true
             state.partialDownload = partial   // for the replay, as a retry would
@@ -277,7 +277,10 @@ extension RequestExecution {
         guard claimSettlement() else { return DownloadStorage.discard(response) }
         let save: @Sendable () -> Void = { [self] in
             // A promise rejects at once when it is cancelled, without waiting for the execution.
-            if let resolver, !resolver.isPending { return DownloadStorage.discard(response) }
+            if let resolver, !resolver.isPending {
+                DownloadStorage.discard(response)
+                return deliver(.failure(.cancelled))   // settles nothing; plugins hear of the end
+            }
             let start = clock?.now ?? 0
             let result = decode(response)
             deliver(result, response: response, decoding: clock.map { $0.now - start } ?? 0)

@@ -326,7 +326,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let attemptContext = context(
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
-        if clock != nil { state.withLock { $0.timeline?.lastRequest = sent } }
+        if clock != nil { recordSend(sent, attempt: attempt) }
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,
@@ -363,6 +363,15 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             // nothing. A streamed body is still arriving, though: its reader decides when the
             // transfer stops (see `ResponseBodyStream.attach`).
             if bodyStream?.isClaimed != true { task.cancel() }
+        }
+    }
+
+    /// Counts an attempt handed to the transport for ``RequestMetrics``, unless it was cancelled or
+    /// superseded while it was prepared.
+    private func recordSend(_ sent: URLRequest, attempt: Int) {
+        state.withLock { state in
+            guard state.attempt == attempt, case .preparing = state.phase else { return }
+            state.timeline?.send(sent)
         }
     }
 

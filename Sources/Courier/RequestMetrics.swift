@@ -27,19 +27,22 @@ public struct RequestMetrics: Sendable, Equatable {
     public var startDate: Date
     /// From the call to the result being handed over, retries, waits and decoding included.
     public var totalDuration: TimeInterval
-    /// Time spent held at the client's queue, summed over attempts: while the client was paused
-    /// (``NetworkClient/pause()``), or a credential was being refreshed, before each attempt left.
+    /// Time spent held at the client's queue before each attempt left it, summed over attempts:
+    /// while the client was paused (``NetworkClient/pause()``), which includes a credential
+    /// refresh that another request started. A request's own wait for a refresh (after its `401`,
+    /// or before sending because its token was about to expire) is ``otherDuration``.
     public var queuedDuration: TimeInterval
     /// Time from each attempt leaving the queue until the transport answered, failed or the
     /// attempt was abandoned (timed out, cancelled), summed over attempts. It includes applying
     /// the credential and the plugins' `prepare`, which are usually negligible.
     public var transportDuration: TimeInterval
-    /// Time spent turning the final response into the caller's `Response` type
-    /// (`JSONDecoder`, ``JSON`` parsing, text); 0 when nothing was decoded.
+    /// Time spent turning the final response into the caller's `Response` type (`JSONDecoder`,
+    /// ``JSON`` parsing, text; for a download, moving the file to its destination); close to 0
+    /// for a response passed on as it is (``HTTPResponse``), 0 when the request failed first.
     public var decodingDuration: TimeInterval
-    /// How many attempts left the queue for the transport: 1 for a request answered at the first
-    /// try, more after retries (``RetryPolicy``) and a replay after a refreshed credential, 0 for
-    /// a request that ended while it was still held.
+    /// How many attempts were handed to the transport: 1 for a request answered at the first try,
+    /// more after retries (``RetryPolicy``) and a replay after a refreshed credential, 0 for a
+    /// request that ended before any was sent (cancelled or timed out while held, refused).
     public var attemptCount: Int
 
     /// Creates metrics, for testing plugins of your own.
@@ -50,7 +53,7 @@ public struct RequestMetrics: Sendable, Equatable {
     ///   - queuedDuration: Held at the queue; default 0.
     ///   - transportDuration: On the transport; default 0.
     ///   - decodingDuration: Decoding; default 0.
-    ///   - attemptCount: Attempts that left the queue; default 1.
+    ///   - attemptCount: Attempts handed to the transport; default 1.
     public init(
         startDate: Date, totalDuration: TimeInterval, queuedDuration: TimeInterval = 0,
         transportDuration: TimeInterval = 0, decodingDuration: TimeInterval = 0, attemptCount: Int = 1
@@ -64,7 +67,8 @@ public struct RequestMetrics: Sendable, Equatable {
     }
 
     /// The time not spent queued, on the transport or decoding: waits between attempts (a retry's
-    /// back-off, a credential refresh after a `401`), plugins and the pipeline's own work.
+    /// back-off, a credential refresh after a `401`), a wait for a refresh before sending, writing
+    /// a multipart form's files to disk, plugins and the pipeline's own work.
     public var otherDuration: TimeInterval {
         max(0, totalDuration - queuedDuration - transportDuration - decodingDuration)
     }
@@ -134,20 +138,19 @@ struct RequestTimeline: Sendable {
         enter(.queued, at: now)
     }
 
-    /// An attempt left the queue for the transport.
+    /// An attempt left the queue: it is being prepared for the transport.
     mutating func leaveQueue(at now: TimeInterval) {
         enter(.onTransport, at: now)
+    }
+
+    /// The attempt is handed to the transport as `request`: it counts.
+    mutating func send(_ request: URLRequest) {
+        lastRequest = request
         attempts += 1
     }
 
-    /// The attempt that left the queue waits for a credential refresh instead of being sent; it
-    /// will start again from the queue and is not counted.
-    mutating func holdForRefresh(at now: TimeInterval) {
-        enter(.elsewhere, at: now)
-        attempts -= 1
-    }
-
-    /// The current attempt's exchange ended (answered, failed, abandoned, or waiting to retry).
+    /// The current attempt's exchange ended (answered, abandoned, waiting to retry), or the attempt
+    /// stopped before it was sent (it waits for a credential refresh first).
     mutating func endExchange(at now: TimeInterval) {
         enter(.elsewhere, at: now)
     }

@@ -21,10 +21,25 @@ final class RequestMetricsTests: XCTestCase {
 
     /// Records every `didFinish` call.
     final class FinishRecorder: RequestPlugin, @unchecked Sendable {
-        // @unchecked: `finishes` is only read and written while holding `lock`.
-        private let lock = NSLock()
+        // @unchecked: `finishes` is only read and written while holding `condition`.
+        private let condition = NSCondition()
         private var finishes: [Finish] = []
-        var recorded: [Finish] { lock.withLock { finishes } }
+        var recorded: [Finish] {
+            condition.lock()
+            defer { condition.unlock() }
+            return finishes
+        }
+
+        /// Waits up to `timeout` seconds until `count` calls were recorded.
+        func waitForCount(_ count: Int, timeout: TimeInterval = 5) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            condition.lock()
+            defer { condition.unlock() }
+            while finishes.count < count {
+                guard condition.wait(until: deadline) else { return finishes.count >= count }
+            }
+            return true
+        }
 
         func didFinish(
             _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
@@ -38,11 +53,14 @@ final class RequestMetricsTests: XCTestCase {
             let finish = Finish(
                 outcome: outcome, url: request.url, authorization: request.value(forHTTPHeaderField: "Authorization"),
                 path: endpoint.path, metrics: metrics)
-            lock.withLock { finishes.append(finish) }
+            condition.lock()
+            finishes.append(finish)
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
-    private func client(
+    func client(
         _ builder: StubbingBuilder, plugins: [any RequestPlugin], authenticator: (any Authenticator)? = nil
     ) -> NetworkClient {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
@@ -52,7 +70,7 @@ final class RequestMetricsTests: XCTestCase {
     }
 
     /// The one recorded call, or a test failure.
-    private func only(_ recorder: FinishRecorder, file: StaticString = #filePath, line: UInt = #line) -> Finish? {
+    func only(_ recorder: FinishRecorder, file: StaticString = #filePath, line: UInt = #line) -> Finish? {
         let recorded = recorder.recorded
         XCTAssertEqual(recorded.count, 1, "didFinish runs exactly once", file: file, line: line)
         return recorded.first
@@ -218,6 +236,9 @@ final class RequestMetricsTests: XCTestCase {
                 outcomes.withLock { $0[path] = outcome }
             }
         }
+        // `cancel()` rejects a promise at once, so a request whose answer was being delivered may
+        // still be inside `didFinish` when its promise settles: wait (bounded) for the last ones.
+        XCTAssertTrue(recorder.waitForCount(2_000))
         let recorded = recorder.recorded
         XCTAssertEqual(recorded.count, 2_000)
         XCTAssertEqual(Set(recorded.map(\.path)).count, 2_000, "each request once")

@@ -30,10 +30,23 @@ struct ImmediateTransport: HTTPTransport {
 
 /// Issue 3's "client's own cost" comparison and issue 5's pause-check comparison.
 enum InMemoryWorkloads {
-    /// A client over ``ImmediateTransport`` with the default configuration.
-    static func makeClient() -> NetworkClient {
+    /// A client over ``ImmediateTransport`` with the default configuration and `plugins` (default none).
+    static func makeClient(plugins: [any RequestPlugin] = []) -> NetworkClient {
         let base = URL(string: "https://bench.courier.invalid/") ?? URL(fileURLWithPath: "/")
-        return NetworkClient(configuration: NetworkClient.Configuration(baseURL: base), transport: ImmediateTransport())
+        var configuration = NetworkClient.Configuration(baseURL: base)
+        configuration.plugins = plugins
+        return NetworkClient(configuration: configuration, transport: ImmediateTransport())
+    }
+
+    /// A plugin that implements every hook and does nothing: what a client with plugins pays for
+    /// calling them, the header check after `prepare` and the request's metrics.
+    struct SilentPlugin: RequestPlugin {
+        func willSend(_ request: URLRequest, for endpoint: any Endpoint) {}
+        func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint) {}
+        func didFinish(
+            _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
+            metrics: RequestMetrics
+        ) {}
     }
 
     /// `count` requests started back to back from one thread (promise style, one `tap` handler

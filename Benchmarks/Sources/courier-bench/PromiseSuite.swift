@@ -168,7 +168,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 /// Workload names accepted by `courier-bench profile`.
 let profileWorkloadNames = [
     "a1-courier", "a1-attach", "a1-settled", "a1-raw", "a1-raw-n", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
-    "r3-courier", "r3-courier-get", "r3-courier-async", "r3-floor", "t2-unchecked", "r2-courier", "r2-raw", "r2-transport",
+    "r3-courier", "r3-courier-get", "r3-courier-plugin", "r3-courier-async", "r3-floor", "t2-unchecked", "r2-courier", "r2-raw", "r2-transport",
     "r2s-courier", "r2s-raw", "r2s-transport", "r2s-transport-hop",
 ]
 
@@ -198,6 +198,10 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
     case "r3-courier-get":
         return InMemoryWorkloads.promiseBurst(
             "Courier GET", client: InMemoryWorkloads.makeClient(), endpoint: GetUser(), count: options.steps)
+    case "r3-courier-plugin":
+        return InMemoryWorkloads.promiseBurst(
+            "Courier POST, one plugin", client: InMemoryWorkloads.makeClient(plugins: [InMemoryWorkloads.SilentPlugin()]),
+            endpoint: PostUser(), count: options.steps)
     case "r3-courier-async":
         return InMemoryWorkloads.asyncSequential(
             "Courier POST, async", client: InMemoryWorkloads.makeClient(), count: options.steps)
