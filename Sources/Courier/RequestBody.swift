@@ -33,6 +33,19 @@ public enum RequestBody: Sendable {
     /// var body: RequestBody { .file(recording, contentType: "video/mp4") }
     /// ```
     case file(URL, contentType: String)
+    /// A value's fields as an `application/x-www-form-urlencoded` body, spelled by a
+    /// ``URLFormEncoder`` (Alamofire's `URLEncodedFormParameterEncoder`, Moya's
+    /// `.requestParameters(…, encoding: URLEncoding.httpBody)`): nested values as `user[name]`,
+    /// arrays as `tags[]`, booleans as `1`/`0` by default. The value is encoded when the request is
+    /// built; one that cannot be (not keyed fields, a non-finite number) fails with
+    /// ``NetworkError/invalidRequest(reason:)``.
+    ///
+    /// ```swift
+    /// struct Login: Encodable, Sendable { let user: String; let password: String; let remember: Bool }
+    /// var body: RequestBody { .urlEncoded(Login(user: "ada", password: secret, remember: true)) }
+    /// // user=ada&password=…&remember=1
+    /// ```
+    case urlEncoded(any Encodable & Sendable, encoder: URLFormEncoder = URLFormEncoder())
 
     /// The encoded bytes and their content type (both `nil` for ``none``), or, for a body that is
     /// streamed (``file(_:contentType:)``, a form with file parts), where it streams from.
@@ -48,12 +61,18 @@ public enum RequestBody: Sendable {
             do {
                 return (try encoder.encode(value), "application/json", nil)
             } catch {
-                throw NetworkError.invalidRequest(reason: Self.describeEncodingFailure(error, of: value))
+                throw NetworkError.invalidRequest(reason: Self.describeEncodingFailure(error, of: value, as: "JSON"))
             }
         case .data(let data, let contentType):
             return (data, contentType, nil)
         case .form(let fields):
             return (Data(Self.formEncoded(fields).utf8), "application/x-www-form-urlencoded", nil)
+        case .urlEncoded(let value, let formEncoder):
+            do {
+                return (Data(Self.formText(try formEncoder.encode(value)).utf8), "application/x-www-form-urlencoded", nil)
+            } catch {
+                throw NetworkError.invalidRequest(reason: Self.describeEncodingFailure(error, of: value, as: "form"))
+            }
         case .multipart(let form) where form.hasFileParts:
             if try form.contentSize() > MultipartFormData.inMemoryLimit {
                 return (nil, form.contentType, .form(form))   // written to a file when sent: see `StagedForm`
@@ -95,10 +114,14 @@ public enum RequestBody: Sendable {
     /// - Parameter items: The fields, in order.
     /// - Returns: A `.data` body with the encoded fields and the form content type.
     public static func form(_ items: [URLQueryItem]) -> RequestBody {
-        let text = items.map { item in
+        .data(Data(formText(items).utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// `items` as form text, in order; an item without a value is the bare name.
+    private static func formText(_ items: [URLQueryItem]) -> String {
+        items.map { item in
             item.value.map { formEscape(item.name) + "=" + formEscape($0) } ?? formEscape(item.name)
         }.joined(separator: "&")
-        return .data(Data(text.utf8), contentType: "application/x-www-form-urlencoded")
     }
 
     private static func formEscape(_ text: String) -> String {
@@ -106,8 +129,8 @@ public enum RequestBody: Sendable {
         text.addingPercentEncoding(withAllowedCharacters: formAllowed) ?? text
     }
 
-    private static func describeEncodingFailure(_ error: any Error, of value: any Encodable) -> String {
-        let subject = "The JSON body (\(type(of: value))) could not be encoded"
+    private static func describeEncodingFailure(_ error: any Error, of value: any Encodable, as kind: String) -> String {
+        let subject = "The \(kind) body (\(type(of: value))) could not be encoded"
         guard let error = error as? EncodingError else { return subject + ": \(error)" }
         switch error {
         case .invalidValue(let invalid, let context):

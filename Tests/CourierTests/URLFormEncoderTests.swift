@@ -1,0 +1,151 @@
+import Foundation
+import XCTest
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `URLFormEncoder` and `RequestBody.urlEncoded`: Encodable values as query items and form fields.
+final class URLFormEncoderTests: XCTestCase {
+    private struct Address: Encodable, Sendable { let city: String; let zip: String? }
+    private struct Tag: Encodable, Sendable { let name: String; let weight: Double }
+    private struct Profile: Encodable, Sendable {
+        let name: String
+        let age: Int
+        let active: Bool
+        let nickname: String?
+        let address: Address
+        let tags: [String]
+        let weighted: [Tag]
+    }
+
+    private let ada = Profile(
+        name: "Ada Lovelace", age: 36, active: true, nickname: nil, address: Address(city: "London", zip: nil),
+        tags: ["math", "engines"], weighted: [Tag(name: "poetry", weight: 0.5), Tag(name: "science", weight: 2)])
+
+    /// `name=value` pairs, for short assertions.
+    private func pairs(_ items: [URLQueryItem]) -> [String] {
+        items.map { "\($0.name)=\($0.value ?? "<nil>")" }
+    }
+
+    func test_givenTheDefaults_thenNestedBracketsArrayBracketsNumericBoolsAndNoNil() throws {
+        XCTAssertEqual(pairs(try URLFormEncoder().encode(ada)), [
+            "name=Ada Lovelace", "age=36", "active=1", "address[city]=London",
+            "tags[]=math", "tags[]=engines",
+            "weighted[][name]=poetry", "weighted[][weight]=0.5", "weighted[][name]=science", "weighted[][weight]=2",
+        ])
+    }
+
+    func test_givenOtherStyles_thenNamesAndBoolsFollowThem() throws {
+        let indexed = URLFormEncoder(arrays: .indexed, nesting: .dots, bools: .literal)
+        XCTAssertEqual(pairs(try indexed.encode(ada)), [
+            "name=Ada Lovelace", "age=36", "active=true", "address.city=London",
+            "tags[0]=math", "tags[1]=engines",
+            "weighted[0].name=poetry", "weighted[0].weight=0.5", "weighted[1].name=science", "weighted[1].weight=2",
+        ])
+        let repeated = URLFormEncoder(arrays: .repeatedName)
+        XCTAssertEqual(pairs(try repeated.encode(["ids": [3, 1, 2]])), ["ids=3", "ids=1", "ids=2"])
+    }
+
+    func test_givenValuesWithATextForm_thenEachIsWrittenAsText() throws {
+        struct Values: Encodable {
+            let at: Date
+            let blob: Data
+            let link: URL
+            let id: UUID
+            let price: Decimal
+            let big: UInt64
+            let small: Int8
+            let ratio: Float
+        }
+        let id = try XCTUnwrap(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        let values = Values(
+            at: Date(timeIntervalSince1970: 1_795_467_900.25), blob: Data("hi".utf8),
+            link: try XCTUnwrap(URL(string: "https://example.com/a?b=c")), id: id, price: Decimal(string: "19.99") ?? 0,
+            big: .max, small: -8, ratio: 0.25)
+        XCTAssertEqual(pairs(try URLFormEncoder().encode(values)), [
+            "at=2026-11-23T21:05:00Z", "blob=aGk=", "link=https://example.com/a?b=c", "id=E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "price=19.99", "big=18446744073709551615", "small=-8", "ratio=0.25",
+        ])
+        let seconds = try URLFormEncoder(dates: .secondsSince1970).encode(["at": values.at])
+        XCTAssertEqual(pairs(seconds), ["at=1795467900.25"])
+        let milliseconds = try URLFormEncoder(dates: .millisecondsSince1970).encode(["at": values.at])
+        XCTAssertEqual(pairs(milliseconds), ["at=1795467900250"])
+        let custom = try URLFormEncoder(dates: .custom { "day \(Int($0.timeIntervalSince1970) / 86_400)" }).encode(["at": values.at])
+        XCTAssertEqual(pairs(custom), ["at=day 20780"])
+    }
+
+    func test_givenSnakeCaseKeys_thenWordsAreSplitAtCapitals() throws {
+        struct Keys: Encodable { let pageSize = 1; let userID = 2; let urlString = 3; let HTTPCode = 4; let already_snake = 5; let v2Name = 6 }
+        XCTAssertEqual(pairs(try URLFormEncoder(keys: .snakeCase).encode(Keys())), [
+            "page_size=1", "user_id=2", "url_string=3", "http_code=4", "already_snake=5", "v2_name=6",
+        ])
+    }
+
+    func test_givenADictionary_whenKeysAreSorted_thenTheOrderIsFixedAtEveryLevel() throws {
+        let value: [String: [String: Int]] = ["b": ["z": 1, "y": 2], "a": ["x": 3]]
+        XCTAssertEqual(pairs(try URLFormEncoder(sortsKeys: true).encode(value)), ["a[x]=3", "b[y]=2", "b[z]=1"])
+    }
+
+    func test_givenAnEnumWithAssociatedValues_thenItsNestedContainersBecomeNestedNames() throws {
+        enum Filter: Encodable { case range(min: Int, max: Int) }
+        struct Query: Encodable { let filter: Filter }
+        XCTAssertEqual(pairs(try URLFormEncoder().encode(Query(filter: .range(min: 1, max: 9)))), [
+            "filter[range][min]=1", "filter[range][max]=9",
+        ])
+    }
+
+    func test_givenEmptyArraysAndEmptyNestedValues_thenTheyWriteNothing() throws {
+        struct Empty: Encodable {}
+        struct Holder: Encodable { let list: [Int]; let nothing: Empty; let kept = "k" }
+        XCTAssertEqual(pairs(try URLFormEncoder().encode(Holder(list: [], nothing: Empty()))), ["kept=k"])
+        XCTAssertEqual(try URLFormEncoder().encode(Empty()).count, 0, "an empty struct is fields, none of them")
+    }
+
+    func test_givenAValueWithoutFieldNames_thenItThrows() {
+        XCTAssertThrowsError(try URLFormEncoder().encode([1, 2, 3])) { error in
+            guard case EncodingError.invalidValue = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try URLFormEncoder().encode("text"))
+        XCTAssertThrowsError(try URLFormEncoder().encode(["ratio": Double.nan])) { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(context.codingPath.map(\.stringValue), ["ratio"])
+        }
+    }
+
+    // MARK: In requests
+
+    func test_givenAURLEncodedBody_whenSent_thenTheFormIsPercentEncodedWithItsContentType() throws {
+        struct Login: Encodable, Sendable { let user: String; let password: String; let remember: Bool; let scopes: [String] }
+        let transport = RecordingTransport.answering(body: "{}")
+        let client = exampleClient(transport)
+        var endpoint = Request<JSON>("login", method: .post)
+        endpoint.body = .urlEncoded(Login(user: "ada l", password: "p&ss=1", remember: true, scopes: ["read", "write"]))
+        XCTAssertEqual(outcomeName(settle(client.request(endpoint))), "ok")
+        let sent = try XCTUnwrap(transport.requests.first)
+        XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Type"), "application/x-www-form-urlencoded")
+        XCTAssertEqual(
+            sent.httpBody.map { String(decoding: $0, as: UTF8.self) },
+            "user=ada%20l&password=p%26ss%3D1&remember=1&scopes%5B%5D=read&scopes%5B%5D=write")
+    }
+
+    func test_givenABodyThatCannotBeEncoded_whenBuilt_thenInvalidRequestNamesTheFormAndTheField() {
+        let client = exampleClient(RecordingTransport.answering(body: "{}"))
+        var endpoint = Request<JSON>("measure", method: .post)
+        endpoint.body = .urlEncoded(["ratio": Double.infinity])
+        XCTAssertThrowsError(try client.makeURLRequest(for: endpoint)) { error in
+            guard case NetworkError.invalidRequest(let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.hasPrefix("The form body (Dictionary<String, Double>) could not be encoded"), reason)
+            XCTAssertTrue(reason.contains("at ratio"), reason)
+        }
+    }
+
+    func test_givenEncodedQueryItems_whenUsedAsAQuery_thenTheURLCarriesThem() throws {
+        struct Search: Encodable { let text: String; let tags: [String] }
+        let items = try URLFormEncoder().encode(Search(text: "swift http", tags: ["a", "b"]))
+        let client = exampleClient(RecordingTransport.answering(body: "{}"))
+        let request = try client.makeURLRequest(for: Request<JSON>.get("search", query: items))
+        XCTAssertEqual(request.url?.query, "text=swift%20http&tags%5B%5D=a&tags%5B%5D=b")
+    }
+}
