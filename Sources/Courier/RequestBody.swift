@@ -43,14 +43,15 @@ public enum RequestBody: Sendable {
     /// ```swift
     /// struct Login: Encodable, Sendable { let user: String; let password: String; let remember: Bool }
     /// var body: RequestBody { .urlEncoded(Login(user: "ada", password: secret, remember: true)) }
-    /// // user=ada&password=…&remember=1
+    /// // password=…&remember=1&user=ada
     /// ```
     case urlEncoded(any Encodable & Sendable, encoder: URLFormEncoder = URLFormEncoder())
 
     /// The encoded bytes and their content type (both `nil` for ``none``), or, for a body that is
     /// streamed (``file(_:contentType:)``, a form with file parts), where it streams from.
     ///
-    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a ``json(_:)`` value cannot be encoded
+    /// - Throws: ``NetworkError/invalidRequest(reason:)`` when a ``json(_:)`` or
+    ///   ``urlEncoded(_:encoder:)`` value cannot be encoded
     ///   (for example a `Double.nan`, or an `encode(to:)` that throws), naming the problem, or when
     ///   a form's file part is not a readable regular file.
     func encoded(using encoder: JSONEncoder) throws(NetworkError) -> (data: Data?, contentType: String?, upload: UploadSource?) {

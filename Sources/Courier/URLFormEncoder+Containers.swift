@@ -110,14 +110,16 @@ struct FormFieldEncoder: Encoder {
         }
     }
 
-    /// A number's text: integral values without a fraction, others in Swift's shortest form.
-    func number(_ value: Double) throws -> String {
+    /// A number's text: a whole number that fits 64 bits without a fraction (`2`, not `2.0`), any
+    /// other in the shortest form that reads back as the same value of its own type (`Float(0.1)`
+    /// is `0.1`, not the `Double` it widens to).
+    func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) throws -> String {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: codingPath, debugDescription: "\(value) has no form or query text"))
         }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        if let whole = Int64(exactly: value) { return String(whole) }
+        return value.description
     }
 
     func text(of bool: Bool) -> String {
@@ -175,7 +177,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        try encode(Double(value), forKey: key)
+        let field = field(key)
+        field.node.content = .text(try field.number(value))
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -199,6 +202,11 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         field(key)
     }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws { field(key).node.content = .text(String(value)) }
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { field(key).node.content = .text(String(value)) }
 }
 
 /// Writes an array's elements.
@@ -230,7 +238,8 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encode(_ value: Float) throws {
-        try encode(Double(value))
+        let element = element()
+        element.node.content = .text(try element.number(value))
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -248,6 +257,11 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func superEncoder() -> any Encoder {
         element()
     }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128) throws { element().node.content = .text(String(value)) }
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128) throws { element().node.content = .text(String(value)) }
 }
 
 /// Writes one value: a field's, an element's, or (rejected later) the whole value's.
@@ -272,7 +286,7 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
     }
 
     mutating func encode(_ value: Float) throws {
-        try encode(Double(value))
+        encoder.node.content = .text(try encoder.number(value))
     }
 
     mutating func encode(_ value: Int) throws { encoder.node.content = .text(String(value)) }
@@ -285,6 +299,10 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { encoder.node.content = .text(String(value)) }
     mutating func encode(_ value: UInt32) throws { encoder.node.content = .text(String(value)) }
     mutating func encode(_ value: UInt64) throws { encoder.node.content = .text(String(value)) }
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128) throws { encoder.node.content = .text(String(value)) }
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128) throws { encoder.node.content = .text(String(value)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.encodeValue(value)

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// Turns an `Encodable` value into query items or form fields, the way Alamofire's
 /// `URLEncodedFormEncoder` and Moya's `URLEncoding` spell them: nested values as `user[name]`,
-/// arrays as `tags[]`, booleans as `1`/`0`, `nil` left out.
+/// arrays as `tags[]`, booleans as `1`/`0`, `nil` left out, fields sorted by name.
 ///
 /// ```swift
 /// struct Search: Encodable, Sendable {
@@ -15,17 +15,24 @@ import FoundationNetworking
 /// }
 ///
 /// let items = try URLFormEncoder().encode(Search(text: "swift", tags: ["http", "ios"], page: nil))
-/// // text=swift, tags[]=http, tags[]=ios
-/// let search = Request<[Article]>.get("search", query: items)   // …?text=swift&tags%5B%5D=http&tags%5B%5D=ios
+/// // tags[]=http, tags[]=ios, text=swift
+/// let search = Request<[Article]>.get("search", query: items)   // …?tags%5B%5D=http&tags%5B%5D=ios&text=swift
 ///
 /// var body: RequestBody { .urlEncoded(login) }   // a form body, encoded when the request is built
 /// ```
 ///
-/// The value must encode as keyed fields (a struct, a class or a dictionary with string keys);
-/// a bare number, string or array has no field names and throws. Fields come in the order
-/// `encode(to:)` writes them (a struct's declaration order), or sorted with ``sortsKeys``
-/// (useful for dictionaries, whose order is not fixed). Names and values are returned as they
-/// are; percent-encoding is done when the URL or the form body is built.
+/// The value must encode as keyed fields (a struct or class with synthesized or keyed
+/// `Encodable`, or a dictionary keyed by `String` or `Int`); a bare number, string or array has
+/// no field names and throws. Fields are sorted by name at each level (``sortsKeys``), array
+/// elements keep their order. Names and values are returned as they are; percent-encoding is
+/// done when the URL or the form body is built.
+///
+/// Give enums a `String` or `Int` raw value: an enum case without one encodes as an empty nested
+/// value, which writes nothing. A `nil` array element writes nothing either (with
+/// ``ArrayStyle/indexed`` its index is skipped). `Date`, `Data`, `URL`, `UUID` and `Decimal` get
+/// their text form when they are encoded as values (fields, elements); a type that calls their
+/// `encode(to:)` itself (a property wrapper) gets their `Encodable` form instead, as with
+/// `JSONEncoder`.
 public struct URLFormEncoder: Sendable {
     /// How an array's elements are named.
     public enum ArrayStyle: Sendable {
@@ -84,8 +91,10 @@ public struct URLFormEncoder: Sendable {
     public var dates: DateStyle
     /// How field names are written. Default: ``KeyStyle/asDeclared``.
     public var keys: KeyStyle
-    /// Whether each level's fields are sorted by name instead of kept in the order they were
-    /// encoded. Default: `false`.
+    /// Whether each level's fields are sorted by name (as text, after ``keys`` is applied), as
+    /// Alamofire and Moya sort them, or kept in the order `encode(to:)` writes them (a struct's
+    /// declaration order; a dictionary's is not fixed). Array elements always keep their order.
+    /// Default: `true`.
     public var sortsKeys: Bool
 
     /// Creates an encoder.
@@ -96,10 +105,10 @@ public struct URLFormEncoder: Sendable {
     ///   - bools: How booleans are written; default ``BoolStyle/numeric``.
     ///   - dates: How dates are written; default ``DateStyle/iso8601``.
     ///   - keys: How field names are written; default ``KeyStyle/asDeclared``.
-    ///   - sortsKeys: Whether fields are sorted by name at each level; default `false`.
+    ///   - sortsKeys: Whether fields are sorted by name at each level; default `true`.
     public init(
         arrays: ArrayStyle = .brackets, nesting: NestingStyle = .brackets, bools: BoolStyle = .numeric,
-        dates: DateStyle = .iso8601, keys: KeyStyle = .asDeclared, sortsKeys: Bool = false
+        dates: DateStyle = .iso8601, keys: KeyStyle = .asDeclared, sortsKeys: Bool = true
     ) {
         self.arrays = arrays
         self.nesting = nesting
@@ -118,12 +127,14 @@ public struct URLFormEncoder: Sendable {
     /// - Parameter value: A struct, class or string-keyed dictionary.
     /// - Returns: One item per field, array element and nested field, in order.
     /// - Throws: `EncodingError.invalidValue` when `value` is not keyed fields, when a number is
-    ///   not finite, or whatever the value's own `encode(to:)` throws.
+    ///   not finite, or whatever the value's own `encode(to:)` throws. The error names the
+    ///   value's type and the field's path, never the value itself.
     public func encode(_ value: some Encodable) throws -> [URLQueryItem] {
         let root = FormNode()
         try FormFieldEncoder(node: root, options: self, codingPath: []).encodeValue(value)
         guard case .fields = root.content else {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
+            // The type, not the value: the error's text may be logged, and the value may hold secrets.
+            throw EncodingError.invalidValue("\(type(of: value))", EncodingError.Context(
                 codingPath: [], debugDescription: "\(type(of: value)) does not encode as named fields (a struct, a class or a string-keyed dictionary)"))
         }
         var items: [URLQueryItem] = []
@@ -138,16 +149,15 @@ public struct URLFormEncoder: Sendable {
         case .text(let text):
             items.append(URLQueryItem(name: name ?? "", value: text))
         case .fields(let fields):
-            let ordered = sortsKeys ? fields.sorted { $0.name < $1.name } : fields
-            for field in ordered {
-                let key = keys == .snakeCase ? Self.snakeCased(field.name) : field.name
+            let named = fields.map { (key: keys == .snakeCase ? Self.snakeCased($0.name) : $0.name, node: $0.node) }
+            for (key, node) in sortsKeys ? named.sorted(by: { $0.key < $1.key }) : named {
                 let nested: String
                 switch (name, nesting) {
                 case (nil, _): nested = key
                 case (let parent?, .brackets): nested = "\(parent)[\(key)]"
                 case (let parent?, .dots): nested = "\(parent).\(key)"
                 }
-                flatten(field.node, name: nested, into: &items)
+                flatten(node, name: nested, into: &items)
             }
         case .elements(let elements):
             let parent = name ?? ""
