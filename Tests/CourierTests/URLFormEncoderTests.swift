@@ -132,7 +132,6 @@ final class URLFormEncoderTests: XCTestCase {
         ])
     }
 
-
     func test_givenAnEnumWithAssociatedValues_thenItsNestedContainersBecomeNestedNames() throws {
         enum Filter: Encodable { case range(min: Int, max: Int) }
         struct Query: Encodable { let filter: Filter }
