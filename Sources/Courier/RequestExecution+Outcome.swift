@@ -351,7 +351,10 @@ extension RequestExecution {
     /// `nil` for a success decoded from `response`.
     @inline(never)
     private func reportFinish(error: NetworkError?, response: HTTPResponse?, decoding: TimeInterval, at now: TimeInterval) {
-        guard let timeline = state.withLock({ $0.timeline }) else { return }
+        // Read under the lock, like every other use of the timeline.
+        guard let (metrics, lastRequest) = state.withLock({ state in
+            state.timeline.map { ($0.metrics(at: now, decoding: decoding), $0.lastRequest) }
+        }) else { return }
         let outcome: Result<HTTPResponse, NetworkError>
         if let error {
             outcome = .failure(error)
@@ -361,8 +364,7 @@ extension RequestExecution {
         } else {
             return   // every success carries its response; nothing to report otherwise
         }
-        let metrics = timeline.metrics(at: now, decoding: decoding)
-        let sent = timeline.lastRequest ?? request
+        let sent = lastRequest ?? request
         for plugin in core.configuration.plugins {
             plugin.didFinish(outcome, for: sent, endpoint: endpoint, metrics: metrics)
         }

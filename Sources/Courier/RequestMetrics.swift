@@ -108,19 +108,22 @@ enum MetricsClock: Sendable {
     }
 }
 
-/// Where a request's time goes while it runs (see ``RequestMetrics``); kept in the request's
-/// state and updated under its lock at each change of phase, with times read from its
-/// ``MetricsClock`` before the lock is taken.
-struct RequestTimeline: Sendable {
+/// Where a request's time goes while it runs (see ``RequestMetrics``). Allocated only for a
+/// client with plugins, so that other requests' state stays small; updated at each change of
+/// phase with times read from its ``MetricsClock`` before the lock is taken.
+///
+/// `@unchecked Sendable`: its properties are read and written only while the lock of the
+/// request's `RequestState` (which holds the only reference) is held.
+final class RequestTimeline: @unchecked Sendable {
     /// What the request is doing since ``mark``.
-    enum Stage: Sendable {
+    enum Stage {
         case queued, onTransport, elsewhere
     }
 
     let start: TimeInterval
     let startDate: Date
     /// The last request handed to the transport, for ``RequestPlugin/didFinish(_:for:endpoint:metrics:)``.
-    var lastRequest: URLRequest?
+    private(set) var lastRequest: URLRequest?
     private var mark: TimeInterval
     private var stage = Stage.elsewhere
     private var queued: TimeInterval = 0
@@ -134,37 +137,38 @@ struct RequestTimeline: Sendable {
     }
 
     /// An attempt starts waiting at the queue.
-    mutating func enterQueue(at now: TimeInterval) {
+    func enterQueue(at now: TimeInterval) {
         enter(.queued, at: now)
     }
 
     /// An attempt left the queue: it is being prepared for the transport.
-    mutating func leaveQueue(at now: TimeInterval) {
+    func leaveQueue(at now: TimeInterval) {
         enter(.onTransport, at: now)
     }
 
     /// The attempt is handed to the transport as `request`: it counts.
-    mutating func send(_ request: URLRequest) {
+    func send(_ request: URLRequest) {
         lastRequest = request
         attempts += 1
     }
 
     /// The current attempt's exchange ended (answered, abandoned, waiting to retry), or the attempt
     /// stopped before it was sent (it waits for a credential refresh first).
-    mutating func endExchange(at now: TimeInterval) {
+    func endExchange(at now: TimeInterval) {
         enter(.elsewhere, at: now)
     }
 
     /// The figures at `now`, the request's end; the current stage counts up to `now`.
     func metrics(at now: TimeInterval, decoding: TimeInterval) -> RequestMetrics {
-        var copy = self
-        copy.enter(.elsewhere, at: now)
+        let open = max(0, now - mark)
         return RequestMetrics(
-            startDate: startDate, totalDuration: max(0, now - start), queuedDuration: copy.queued,
-            transportDuration: copy.transport, decodingDuration: max(0, decoding), attemptCount: copy.attempts)
+            startDate: startDate, totalDuration: max(0, now - start),
+            queuedDuration: queued + (stage == .queued ? open : 0),
+            transportDuration: transport + (stage == .onTransport ? open : 0),
+            decodingDuration: max(0, decoding), attemptCount: attempts)
     }
 
-    private mutating func enter(_ next: Stage, at now: TimeInterval) {
+    private func enter(_ next: Stage, at now: TimeInterval) {
         let elapsed = max(0, now - mark)
         switch stage {
         case .queued: queued += elapsed

@@ -89,7 +89,8 @@ struct RequestState: Sendable {
     /// A download's body saved so far, from an attempt a transport error cut short, for the next
     /// attempt to resume; deleted when the request ends without one.
     var partialDownload: PartialDownload?
-    /// The request's timings for ``RequestMetrics``; `nil` when the client has no plugin to read them.
+    /// The request's timings for ``RequestMetrics``; `nil` when the client has no plugin to read them
+    /// (a reference, so that requests without one carry 8 bytes for it).
     var timeline: RequestTimeline?
 
     /// Ends a wait for a credential refresh before the attempt was sent, if the attempt is in
