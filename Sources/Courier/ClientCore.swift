@@ -12,9 +12,13 @@ final class ClientCore: Sendable {
     let authenticationRefresh = AuthenticationRefresh()
     /// The requests that started and were not released yet, for `cancelAll`.
     let liveRequests = LiveRequests()
+    /// The clock requests measure ``RequestMetrics`` with, decided once per client: `nil` when the
+    /// client has no plugins (the only readers of the metrics), so its requests measure nothing.
+    let metricsClock: MetricsClock?
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
+        self.metricsClock = configuration.plugins.isEmpty ? nil : MetricsClock(for: configuration.scheduler)
         self.builder = RequestBuilder(configuration: configuration)
         self.gate = RequestGate()
         self.transport = transport

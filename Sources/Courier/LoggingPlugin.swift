@@ -79,8 +79,7 @@ public struct LoggingPlugin: RequestPlugin {
 
     /// Logs `← STATUS METHOD URL (elapsed ms, size)` or `← failed METHOD URL (elapsed ms): error`.
     public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest) {
-        let method = request.httpMethod ?? "GET"
-        let url = request.url.map(Redaction.redact) ?? "<no URL>"
+        let (method, url) = Self.methodAndURL(of: request)
         var timing: [String] = []
         if let start = starts.pop(for: Self.key(of: request)) {
             let now = clock()
@@ -89,10 +88,8 @@ public struct LoggingPlugin: RequestPlugin {
         }
         switch result {
         case .success(let response):
-            var status = "\(response.statusCode)"
-            if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { status += " " + reason }
             timing.append("\(response.body.count) bytes")
-            log("← \(status) \(method) \(url) (\(timing.joined(separator: ", ")))")
+            log("← \(Self.status(of: response)) \(method) \(url) (\(timing.joined(separator: ", ")))")
         case .failure(let error):
             let elapsed = timing.isEmpty ? "" : " (\(timing.joined(separator: ", ")))"
             log("← failed \(method) \(url)\(elapsed): \(error.description)")
@@ -110,22 +107,29 @@ public struct LoggingPlugin: RequestPlugin {
         _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint,
         metrics: RequestMetrics
     ) {
-        let method = request.httpMethod ?? "GET"
-        let url = request.url.map(Redaction.redact) ?? "<no URL>"
+        let (method, url) = Self.methodAndURL(of: request)
         let total = RequestMetrics.milliseconds(metrics.totalDuration)
-        let attempts = metrics.attemptCount == 1 ? "1 attempt" : "\(metrics.attemptCount) attempts"
+        let attempts = metrics.attemptsText
         switch result {
         case .success(let response):
             guard metrics.attemptCount > 1 else { return }
-            var status = "\(response.statusCode)"
-            if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { status += " " + reason }
-            log("✓ \(status) \(method) \(url) after \(attempts) (\(total) in all)")
+            log("✓ \(Self.status(of: response)) \(method) \(url) after \(attempts) (\(total) in all)")
         case .failure(let error) where metrics.attemptCount == 0:
             let queued = RequestMetrics.milliseconds(metrics.queuedDuration)
             log("✗ \(method) \(url) never sent (\(queued) queued): \(error.description)")
         case .failure(let error):
             log("✗ failed \(method) \(url) after \(attempts) (\(total) in all): \(error.description)")
         }
+    }
+
+    /// The method and the redacted URL of a logged request.
+    private static func methodAndURL(of request: URLRequest) -> (method: String, url: String) {
+        (request.httpMethod ?? "GET", request.url.map(Redaction.redact) ?? "<no URL>")
+    }
+
+    /// `200 OK`: the status code and its reason phrase, when it has one.
+    private static func status(of response: HTTPResponse) -> String {
+        HTTPResponse.reasonPhrase(for: response.statusCode).map { "\(response.statusCode) \($0)" } ?? "\(response.statusCode)"
     }
 
     private static func key(of request: URLRequest) -> String {

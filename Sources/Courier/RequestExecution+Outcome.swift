@@ -260,12 +260,19 @@ extension RequestExecution {
         }
     }
 
-    /// Decodes `response` and settles with the outcome, timing the decoding when the metrics are read.
+    /// Decodes `response` and settles with the outcome.
     private func decodeAndSettle(_ response: HTTPResponse) {
-        guard let clock else { return settle(decode(response)) }
+        var decoding: TimeInterval = 0
+        let result = timedDecode(response, into: &decoding)
+        settle(result, response: response, decoding: decoding)
+    }
+
+    /// `decode(response)`, timed into `duration` when the metrics are read.
+    private func timedDecode(_ response: HTTPResponse, into duration: inout TimeInterval) -> Result<Response, NetworkError> {
+        guard let clock else { return decode(response) }
         let start = clock.now
-        let result = decode(response)
-        if claimSettlement() { deliver(result, response: response, decoding: clock.now - start) }
+        defer { duration = clock.now - start }
+        return decode(response)
     }
 
     /// A download's last step: the request is settled first, so that a cancellation of the
@@ -281,9 +288,9 @@ extension RequestExecution {
                 DownloadStorage.discard(response)
                 return deliver(.failure(.cancelled))   // settles nothing; plugins hear of the end
             }
-            let start = clock?.now ?? 0
-            let result = decode(response)
-            deliver(result, response: response, decoding: clock.map { $0.now - start } ?? 0)
+            var decoding: TimeInterval = 0
+            let result = timedDecode(response, into: &decoding)
+            deliver(result, response: response, decoding: decoding)
         }
         if elsewhere {
             DispatchQueue.global().async(execute: save)
@@ -298,8 +305,8 @@ extension RequestExecution {
     }
 
     /// Step 8: settles exactly once.
-    private func settle(_ result: Result<Response, NetworkError>) {
-        if claimSettlement() { deliver(result) }
+    private func settle(_ result: Result<Response, NetworkError>, response: HTTPResponse? = nil, decoding: TimeInterval = 0) {
+        if claimSettlement() { deliver(result, response: response, decoding: decoding) }
     }
 
     /// Marks the request finished and stops its deadline; `false` when it had already settled.

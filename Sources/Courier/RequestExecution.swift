@@ -41,8 +41,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// `true` for ``NetworkClient/stream(_:)``: each attempt's context carries a fresh
     /// ``ResponseBodyStream``, whose reader travels with the head the transport answers with.
     let streamsBody: Bool
-    /// Where ``RequestMetrics`` times are read from when the client has plugins (the only readers
-    /// of the metrics); otherwise `nil`, and nothing is measured.
+    /// Where ``RequestMetrics`` times are read from: the client's ``ClientCore/metricsClock``.
     let clock: MetricsClock?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
@@ -78,14 +77,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
         self.streamsBody = streamsBody
+        let clock = core.metricsClock
+        self.clock = clock
         var initial = State()
-        if !core.configuration.plugins.isEmpty {
-            let clock = MetricsClock(for: core.configuration.scheduler)
-            self.clock = clock
-            initial.timeline = RequestTimeline(start: clock.now)
-        } else {
-            self.clock = nil
-        }
+        if let clock { initial.timeline = RequestTimeline(start: clock.now) }
         self.state = Protected(initial)
         let uploadFile: URL?
         switch upload {

@@ -78,9 +78,13 @@ extension RequestMetrics: CustomStringConvertible {
     /// A one-line summary in milliseconds, e.g. `1250 ms in all: 2 attempts, 800 ms queued,
     /// 300 ms on the transport, 2 ms decoding`.
     public var description: String {
-        let attempts = attemptCount == 1 ? "1 attempt" : "\(attemptCount) attempts"
-        return "\(Self.milliseconds(totalDuration)) in all: \(attempts), \(Self.milliseconds(queuedDuration)) queued, "
+        "\(Self.milliseconds(totalDuration)) in all: \(attemptsText), \(Self.milliseconds(queuedDuration)) queued, "
             + "\(Self.milliseconds(transportDuration)) on the transport, \(Self.milliseconds(decodingDuration)) decoding"
+    }
+
+    /// `1 attempt`, `3 attempts`.
+    var attemptsText: String {
+        attemptCount == 1 ? "1 attempt" : "\(attemptCount) attempts"
     }
 
     static func milliseconds(_ seconds: TimeInterval) -> String {

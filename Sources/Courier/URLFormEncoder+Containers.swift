@@ -163,24 +163,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws {}   // a `nil` field is left out
 
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
-        field(key).node.content = .text(encoder.text(of: value))
-    }
-
-    mutating func encode(_ value: String, forKey key: Key) throws {
-        field(key).node.content = .text(value)
-    }
-
-    mutating func encode(_ value: Double, forKey key: Key) throws {
-        let field = field(key)
-        field.node.content = .text(try field.number(value))
-    }
-
-    mutating func encode(_ value: Float, forKey key: Key) throws {
-        let field = field(key)
-        field.node.content = .text(try field.number(value))
-    }
-
+    /// Every value, primitives included: a primitive reaches ``FormSingleValueContainer`` through
+    /// its own `encode(to:)`.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try field(key).encodeValue(value)
     }
@@ -203,6 +187,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         field(key)
     }
 
+    // The standard library's defaults for 128-bit integers throw, and they win over the generic
+    // method above: these overloads are what makes them text.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     mutating func encode(_ value: Int128, forKey key: Key) throws { field(key).node.content = .text(String(value)) }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
@@ -224,24 +210,7 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         _ = element()   // keeps the positions of the elements after it; writes nothing
     }
 
-    mutating func encode(_ value: Bool) throws {
-        element().node.content = .text(encoder.text(of: value))
-    }
-
-    mutating func encode(_ value: String) throws {
-        element().node.content = .text(value)
-    }
-
-    mutating func encode(_ value: Double) throws {
-        let element = element()
-        element.node.content = .text(try element.number(value))
-    }
-
-    mutating func encode(_ value: Float) throws {
-        let element = element()
-        element.node.content = .text(try element.number(value))
-    }
-
+    /// Every value, primitives included, as for ``FormKeyedContainer``.
     mutating func encode<T: Encodable>(_ value: T) throws {
         try element().encodeValue(value)
     }
@@ -258,6 +227,7 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         element()
     }
 
+    // As in ``FormKeyedContainer``: the standard library's 128-bit defaults throw.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     mutating func encode(_ value: Int128) throws { element().node.content = .text(String(value)) }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)

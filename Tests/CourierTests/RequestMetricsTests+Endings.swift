@@ -20,11 +20,6 @@ extension RequestMetricsTests {
         }
     }
 
-    private func loggedLines() -> (LoggingPlugin, SharedValue<[String]>) {
-        let lines = SharedValue<[String]>([])
-        return (LoggingPlugin { line in lines.withLock { $0.append(line) } }, lines)
-    }
-
     func test_givenARequestRefusedAfterPrepare_whenItEnds_thenNoAttemptAndTheLogSaysNeverSent() throws {
         let recorder = FinishRecorder()
         let (logger, lines) = loggedLines()
@@ -52,13 +47,7 @@ extension RequestMetricsTests {
         let recorder = FinishRecorder()
         let (logger, lines) = loggedLines()
         let clock = VirtualClock()
-        let client = client(
-            NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).clock(clock),
-            plugins: [recorder, logger])
-        var endpoint = Request<JSON>("feed")
-        endpoint.retryPolicy = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(5), jitter: 0)
-        let promise = client.request(endpoint)
-        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the retry's back-off")
+        let (client, promise) = requestRetriedAfterBackOff(clock: clock, plugins: [recorder, logger])
         client.pause()
         defer { client.resume() }
         clock.advance(by: 5)   // the retry starts and is held

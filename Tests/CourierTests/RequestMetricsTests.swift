@@ -69,6 +69,26 @@ final class RequestMetricsTests: XCTestCase {
         return builder.makeClient(configuration: configuration)
     }
 
+    /// A `LoggingPlugin` and the lines it logs.
+    func loggedLines() -> (LoggingPlugin, SharedValue<[String]>) {
+        let lines = SharedValue<[String]>([])
+        return (LoggingPlugin { line in lines.withLock { $0.append(line) } }, lines)
+    }
+
+    /// Starts a GET of `feed` that is answered `503` and then `200`, with one retry after 5 s on
+    /// `clock`; returns once the retry's back-off is scheduled.
+    func requestRetriedAfterBackOff(
+        clock: VirtualClock, plugins: [any RequestPlugin], file: StaticString = #filePath, line: UInt = #line
+    ) -> (NetworkClient, Promise<JSON>) {
+        let client = client(
+            NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).clock(clock), plugins: plugins)
+        var endpoint = Request<JSON>("feed")
+        endpoint.retryPolicy = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(5), jitter: 0)
+        let promise = client.request(endpoint)
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the retry's back-off is scheduled", file: file, line: line)
+        return (client, promise)
+    }
+
     /// The one recorded call, or a test failure.
     func only(_ recorder: FinishRecorder, file: StaticString = #filePath, line: UInt = #line) -> Finish? {
         let recorded = recorder.recorded
@@ -113,18 +133,12 @@ final class RequestMetricsTests: XCTestCase {
 
     func test_givenARetriedRequest_whenTheSecondAttemptSucceeds_thenTwoAttemptsAndTheBackOffIsOtherTime() throws {
         let recorder = FinishRecorder()
-        let lines = SharedValue<[String]>([])
-        let logger = LoggingPlugin { line in lines.withLock { $0.append(line) } }
+        let (logger, lines) = loggedLines()
         let clock = VirtualClock()
-        let client = client(
-            NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).clock(clock),
-            plugins: [recorder, logger])
-        var endpoint = Request<JSON>("feed")
-        endpoint.retryPolicy = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(5), jitter: 0)
-        let promise = client.request(endpoint)
-        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the retry's back-off is scheduled")
+        let (client, promise) = requestRetriedAfterBackOff(clock: clock, plugins: [recorder, logger])
         clock.advance(by: 5)
         XCTAssertEqual(outcomeName(settle(promise)), "ok")
+        withExtendedLifetime(client) {}
         let metrics = try XCTUnwrap(only(recorder)).metrics
         XCTAssertEqual(metrics.attemptCount, 2)
         XCTAssertEqual(metrics.totalDuration, 5, accuracy: 1e-9)
@@ -152,8 +166,7 @@ final class RequestMetricsTests: XCTestCase {
 
     func test_givenAHeldRequest_whenItIsCancelled_thenNoAttemptAndTheLogSaysItWasNeverSent() throws {
         let recorder = FinishRecorder()
-        let lines = SharedValue<[String]>([])
-        let logger = LoggingPlugin { line in lines.withLock { $0.append(line) } }
+        let (logger, lines) = loggedLines()
         let clock = VirtualClock()
         let client = client(NetworkClient.stubbing().body(json: "{}").clock(clock), plugins: [recorder, logger])
         client.pause()
@@ -213,8 +226,7 @@ final class RequestMetricsTests: XCTestCase {
     }
 
     func test_givenASingleAttempt_whenLogged_thenNoClosingLine() {
-        let lines = SharedValue<[String]>([])
-        let logger = LoggingPlugin { line in lines.withLock { $0.append(line) } }
+        let (logger, lines) = loggedLines()
         let client = client(NetworkClient.stubbing().body(json: "{}"), plugins: [logger])
         XCTAssertEqual(outcomeName(settle(client.request(Request("feed")))), "ok")
         XCTAssertEqual(lines.withLock { $0.map { String($0.prefix(1)) } }, ["→", "←"])
