@@ -42,10 +42,34 @@ extension NetworkClient {
         public var callbackQueue: DispatchQueue
 
         /// Decodes response bodies into `Decodable` endpoint responses. Default: `JSONDecoder()`.
-        public var decoder: JSONDecoder
+        ///
+        /// The client keeps this instance and decodes with it from several threads at once, which
+        /// `JSONDecoder` allows; set its strategies before you create the client, not while it
+        /// runs.
+        ///
+        /// ```swift
+        /// let decoder = JSONDecoder()
+        /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+        /// decoder.dateDecodingStrategy = .iso8601
+        /// configuration.decoder = decoder
+        /// ```
+        public var decoder: JSONDecoder {
+            get { sharedDecoder.coder }
+            set { sharedDecoder = SharedCoder(coder: newValue) }
+        }
 
         /// Encodes `.json` request bodies. Default: `JSONEncoder()`.
-        public var encoder: JSONEncoder
+        ///
+        /// As with ``decoder``, the client keeps this instance: set its strategies before you
+        /// create the client.
+        public var encoder: JSONEncoder {
+            get { sharedEncoder.coder }
+            set { sharedEncoder = SharedCoder(coder: newValue) }
+        }
+
+        /// ``decoder`` and ``encoder`` as stored: see ``SharedCoder`` for why they are boxed.
+        private(set) var sharedDecoder: SharedCoder<JSONDecoder>
+        private(set) var sharedEncoder: SharedCoder<JSONEncoder>
 
         /// Plugins that see every request and every attempt's result, in order. Default: none.
         public var plugins: [any RequestPlugin]
@@ -110,8 +134,8 @@ extension NetworkClient {
             timeout = 60
             cachePolicy = .useProtocolCachePolicy
             callbackQueue = Configuration.defaultCallbackQueue
-            decoder = JSONDecoder()
-            encoder = JSONEncoder()
+            sharedDecoder = SharedCoder(coder: JSONDecoder())
+            sharedEncoder = SharedCoder(coder: JSONEncoder())
             plugins = []
             authenticator = nil
             retryPolicy = nil

@@ -267,18 +267,18 @@ extension NetworkClient {
                 ResponseBody.text(response).flatMap { ResponseBody.cast($0, response) }
             }
         }
-        let decoder = core.configuration.decoder
+        let decoder = core.configuration.sharedDecoder
         if let envelope = E.Response.self as? any ResponseEnvelope.Type {
             // The metatype is looked up again when the response arrives: an envelope's own
             // metatype is not `Sendable`, so the closure cannot keep `envelope`.
             return try buildExecution(
                 endpoint, resolver: resolver, handler: handler, needsDecoding: envelope.decodesBody, progress: progress
             ) { response in
-                ResponseBody.decode(E.Response.self, from: response, decoder: decoder)
+                ResponseBody.decode(E.Response.self, from: response, decoder: decoder.coder)
             }
         }
         return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
-            ResponseBody.typed(E.Response.self, response, decoder)
+            ResponseBody.typed(E.Response.self, response, decoder.coder)
         }
     }
 

@@ -13,14 +13,14 @@ struct RequestBuilder: Sendable {
     private let defaultHeaders: [String: String]
     private let timeout: TimeInterval
     private let cachePolicy: URLRequest.CachePolicy
-    private let encoder: JSONEncoder
+    private let encoder: SharedCoder<JSONEncoder>
 
     init(configuration: NetworkClient.Configuration) {
         base = BaseURL.parse(configuration.baseURL)
         defaultHeaders = configuration.defaultHeaders
         timeout = configuration.timeout
         cachePolicy = configuration.cachePolicy
-        encoder = configuration.encoder
+        encoder = configuration.sharedEncoder
     }
 
     /// The request for `endpoint`; see ``NetworkClient/makeURLRequest(for:)`` for the rules. A
@@ -41,7 +41,7 @@ struct RequestBuilder: Sendable {
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
         }
-        let (body, contentType, upload) = try endpoint.body.encoded(using: encoder)
+        let (body, contentType, upload) = try endpoint.body.encoded(using: encoder.coder)
 
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
