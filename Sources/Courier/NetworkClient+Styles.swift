@@ -135,13 +135,17 @@ extension NetworkClient {
         // thread that settles it (at once, without suspending, when the answer came inside
         // `send`). The relay lets a cancellation that comes first, or meanwhile, reach it.
         let relay = CancellationRelay()
+        defer { relay.handOver() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<R, any Error>) in
                 // Resumed exactly once: an execution delivers once, and one that is never
                 // started is cancelled, which delivers `.cancelled`.
                 let execution: RequestExecution<R>
                 do {
-                    execution = try make((queue, { continuation.resume(with: $0) }))
+                    execution = try make((queue, { result in
+                        relay.handOver()
+                        continuation.resume(with: result)
+                    }))
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -320,6 +324,18 @@ final class CancellationRelay: Sendable {
             state.execution = execution
             return true
         }
+    }
+
+    /// An empty critical section, entered by the thread that delivers the outcome right before
+    /// it resumes the awaiting task, and by that task right after it resumes.
+    ///
+    /// The continuation already orders the two, but Thread Sanitizer cannot see it: the runtime
+    /// hands the outcome over through atomics that are not instrumented, so objects made for
+    /// the outcome on the delivering thread (a streamed body's reader, say) looked raced when
+    /// the task read them. The lock's release and acquire are an ordering it sees. Two
+    /// uncontended lock operations per request, on every build (one code path).
+    func handOver() {
+        state.withLock { _ in }
     }
 
     /// Cancels the execution, now or as soon as it is attached.
