@@ -313,7 +313,11 @@ public final class ResponseBodyStream: Sendable {
 
     /// Waits for the next piece (or the body's end) as the reader.
     private func waitForPiece() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        // Through the lock once more after resuming, for Thread Sanitizer: `yield` stored the
+        // piece under this lock before resuming, and the continuation's own ordering is
+        // invisible to TSan (see `CancellationRelay.handOver()`).
+        defer { state.withLock { _ in } }
+        return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
                 // Resumed exactly once: here, or by the `yield`, `finish` or `stop` that takes the waiter.
                 let step = state.withLock { state -> Step in

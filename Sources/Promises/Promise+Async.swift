@@ -13,7 +13,13 @@ extension Promise {
     /// then throws ``PromiseError/cancelled``.
     public var value: Value {
         get async throws {
-            try await withTaskCancellationHandler {
+            // One pass through the promise's lock once the task resumes. The continuation
+            // already orders the settling thread's work before this task's, but Thread
+            // Sanitizer cannot see it (the runtime hands the value over through atomics it does
+            // not instrument) and reported objects made for the value as raced. Settling
+            // released this lock after storing the value; taking it is an ordering it sees.
+            defer { _ = isPending }
+            return try await withTaskCancellationHandler {
                 // Unsafe rather than checked: the checked variant allocates a canary object per
                 // await. The continuation is resumed exactly once, because a promise settles once
                 // and notifies each observer once; a dropped `Resolver` rejects, so it always is.
