@@ -8,7 +8,7 @@ extension Endpoint {
     /// from, for the one call that needs a header or the exact status.
     ///
     /// Everything else is this endpoint's own: path, method, query, headers, body, timeout,
-    /// retry policy, authentication, sample data and accepted statuses, so stubs, plugins and the authenticator
+    /// retry policy, authentication, sample data, accepted statuses and coders, so stubs, plugins and the authenticator
     /// see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
     /// one that checks the endpoint's type should look at ``WithHTTPResponse/base`` too.)
     ///
@@ -60,4 +60,8 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var sampleData: Data { base.sampleData }
     /// The base endpoint's accepted statuses.
     public var acceptedStatusCodes: StatusCodeSet { base.acceptedStatusCodes }
+    /// The base endpoint's decoder, which decodes ``DecodedResponse/value``.
+    public var decoder: JSONDecoder? { base.decoder }
+    /// The base endpoint's encoder.
+    public var encoder: JSONEncoder? { base.encoder }
 }

@@ -71,6 +71,35 @@ public protocol Endpoint: Sendable {
     /// }
     /// ```
     var acceptedStatusCodes: StatusCodeSet { get }
+    /// The decoder for this endpoint's `Decodable` response; default `nil`, meaning the client's
+    /// ``NetworkClient/Configuration/decoder`` (Alamofire's `responseDecodable(of:decoder:)`).
+    ///
+    /// For the odd endpoint of an API whose conventions differ: one service that writes
+    /// `snake_case` or dates as seconds. It decodes typed responses, optional ones (`User?`) and
+    /// ``DecodedResponse``'s value; untyped ``JSON``, `String`, `Data` and ``HTTPResponse``
+    /// responses are never decoded by a `JSONDecoder`. Return a decoder made once, not a new
+    /// one per call: it is read each time the endpoint is sent.
+    ///
+    /// ```swift
+    /// struct LegacyOrders: Endpoint {
+    ///     typealias Response = [Order]
+    ///     var path: String { "legacy/orders" }
+    ///     var decoder: JSONDecoder? { LegacyAPI.decoder }   // snake_case, seconds since 1970
+    /// }
+    /// ```
+    ///
+    /// The type must be exactly `JSONDecoder?`: a property of another type (a non-optional
+    /// `JSONDecoder`) is a different property, and the client's decoder is used. Where
+    /// `JSONDecoder` is not yet `Sendable` (before macOS 13, iOS 16, tvOS 16, watchOS 9), Swift 6
+    /// refuses a plain `static let` of one: declare the shared decoder
+    /// `nonisolated(unsafe) static let`, and set its strategies only where it is made.
+    var decoder: JSONDecoder? { get }
+    /// The encoder for this endpoint's ``RequestBody/json(_:)`` body; default `nil`, meaning the
+    /// client's ``NetworkClient/Configuration/encoder`` (Alamofire's
+    /// `JSONParameterEncoder(encoder:)`, Get's `encoderForRequest`).
+    ///
+    /// The same rules as ``decoder``: return an encoder made once, of exactly this type.
+    var encoder: JSONEncoder? { get }
 }
 
 extension Endpoint {
@@ -92,4 +121,8 @@ extension Endpoint {
     public var sampleData: Data { Data() }
     /// Default: ``StatusCodeSet/successful``, 200–299.
     public var acceptedStatusCodes: StatusCodeSet { .successful }
+    /// Default: `nil`, the client's decoder.
+    public var decoder: JSONDecoder? { nil }
+    /// Default: `nil`, the client's encoder.
+    public var encoder: JSONEncoder? { nil }
 }

@@ -271,7 +271,7 @@ extension NetworkClient {
                 ResponseBody.text(response).flatMap { ResponseBody.cast($0, response) }
             }
         }
-        let decoder = core.configuration.sharedDecoder
+        let decoder = endpoint.decoder.map(SharedCoder.init(coder:)) ?? core.configuration.sharedDecoder
         if let envelope = E.Response.self as? any ResponseEnvelope.Type {
             // The metatype is looked up again when the response arrives: an envelope's own
             // metatype is not `Sendable`, so the closure cannot keep `envelope`.

@@ -56,6 +56,24 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     public var sampleData: Data
     /// The statuses decoded into `Response`; default ``StatusCodeSet/successful``.
     public var acceptedStatusCodes: StatusCodeSet
+    /// The decoder for `Response`; default `nil`, the client's decoder.
+    ///
+    /// ```swift
+    /// var orders = Request<[Order]>("legacy/orders")
+    /// orders.decoder = legacyDecoder   // snake_case keys
+    /// ```
+    public var decoder: JSONDecoder? {
+        get { sharedDecoder?.coder }
+        set { sharedDecoder = newValue.map(SharedCoder.init(coder:)) }
+    }
+    /// The encoder for a ``RequestBody/json(_:)`` body; default `nil`, the client's encoder.
+    public var encoder: JSONEncoder? {
+        get { sharedEncoder?.coder }
+        set { sharedEncoder = newValue.map(SharedCoder.init(coder:)) }
+    }
+    /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
+    private var sharedDecoder: SharedCoder<JSONDecoder>?
+    private var sharedEncoder: SharedCoder<JSONEncoder>?
     /// The endpoint this request was copied from by `Request(endpoint)`, or `nil`.
     ///
     /// A plugin that recognises endpoints by type looks here: `prepare(_:for:)` receives the
@@ -97,6 +115,8 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
             body: endpoint.body, timeout: endpoint.timeout, retryPolicy: endpoint.retryPolicy,
             requiresAuthentication: endpoint.requiresAuthentication,
             acceptedStatusCodes: endpoint.acceptedStatusCodes, sampleData: endpoint.sampleData, base: endpoint)
+        decoder = endpoint.decoder
+        encoder = endpoint.encoder
     }
 
     // The one initialiser that sets the stored properties; the public ones differ in their first

@@ -41,7 +41,7 @@ struct RequestBuilder: Sendable {
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
         }
-        let (body, contentType, upload) = try endpoint.body.encoded(using: encoder.coder)
+        let (body, contentType, upload) = try endpoint.body.encoded(using: endpoint.encoder ?? encoder.coder)
 
         var headers = defaultHeaders
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
