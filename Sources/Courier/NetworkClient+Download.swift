@@ -124,20 +124,83 @@ extension NetworkClient {
         }
     }
 
+    /// ``download(_:to:progress:)-(_,URL,_)`` that can stop part-way and continue later from
+    /// where it stopped: see ``DownloadResumption``.
+    ///
+    /// ```swift
+    /// let resumption = DownloadResumption()
+    /// client.download(Video(id: 3), to: target, resumption: resumption)
+    /// try await resumption.pause().value                                   // later: stop, keep what arrived
+    /// let file = try await client.download(Video(id: 3), to: target, resumption: resumption).value
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used. Give each download of one
+    ///     file the same endpoint: the server must answer the resumed request with the same body.
+    ///   - destination: The file URL to save the whole body to.
+    ///   - resumption: Where a part left by an earlier download is taken from, and where this
+    ///     download's part goes if it stops without the whole body.
+    ///   - progress: Where progress reports go; a resumed download counts the kept part as
+    ///     received from its first report. Default: `nil`, none.
+    /// - Returns: A promise of the saved file. It rejects with
+    ///   ``NetworkError/invalidRequest(reason:)`` at once when another download still uses
+    ///   `resumption`, and otherwise as ``download(_:to:progress:)-(_,URL,_)`` does.
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, resumption: DownloadResumption, progress: ProgressHandler? = nil
+    ) -> Promise<DownloadedFile> {
+        promised { resolver throws(NetworkError) in
+            try makeDownload(
+                endpoint, to: .file(destination), resolver: resolver, handler: nil, progress: progress, resumption: resumption)
+        }
+    }
+
+    /// ``download(_:to:resumption:progress:)`` in the completion-handler style: `completion` runs
+    /// once, on ``Configuration/callbackQueue``.
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send; its `Response` type is not used.
+    ///   - destination: The file URL to save the whole body to.
+    ///   - resumption: Where an earlier part is taken from and this download's part goes.
+    ///   - progress: Where progress reports go. Default: `nil`, none.
+    ///   - completion: Receives the saved file or a ``NetworkError``.
+    /// - Returns: A handle that cancels the download (what it saved is kept in `resumption`).
+    @discardableResult
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, resumption: DownloadResumption, progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<DownloadedFile, NetworkError>) -> Void
+    ) -> RequestTask {
+        completing(completion) { handler throws(NetworkError) in
+            try makeDownload(
+                endpoint, to: .file(destination), resolver: nil, handler: handler, progress: progress, resumption: resumption)
+        }
+    }
+
     /// The execution of a download: the shared pipeline, with the transport asked to write the
-    /// body to a file and "decoding" being the move to `destination`.
+    /// body to a file and "decoding" being the move to `destination`. With a `resumption`, the
+    /// download claims it (or fails when another holds it) and its first attempt resumes the
+    /// part kept there.
     private func makeDownload<E: Endpoint>(
         _ endpoint: E, to destination: DownloadDestination, resolver: Resolver<DownloadedFile>?,
-        handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?
+        handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?,
+        resumption: DownloadResumption? = nil
     ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
         try destination.check()
-        // "Decoding" is the save, which touches the file system: like decoding, it never runs on
-        // a gate's queue (see `saveDownload`).
-        return try buildExecution(
-            endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress,
-            writesBodyToFile: true
-        ) { response in
-            DownloadStorage.save(response, to: destination)
+        let part = try resumption?.claim()
+        let execution: RequestExecution<DownloadedFile>
+        do {
+            // "Decoding" is the save, which touches the file system: like decoding, it never runs
+            // on a gate's queue (see `saveDownload`).
+            execution = try buildExecution(
+                endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress,
+                writesBodyToFile: true, resuming: resumption.map { ($0, part) }
+            ) { response in
+                DownloadStorage.save(response, to: destination)
+            }
+        } catch {
+            resumption?.unclaim(returning: part)
+            throw error
         }
+        resumption?.attach(execution)
+        return execution
     }
 }

@@ -291,6 +291,7 @@ extension NetworkClient {
         _ endpoint: E, adding headers: [String: String] = [:], resolver: Resolver<R>?,
         handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
         progress: ProgressHandler? = nil, writesBodyToFile: Bool = false, streamsBody: Bool = false,
+        resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
         let made = try core.builder.makeRequest(for: endpoint)
@@ -300,7 +301,7 @@ extension NetworkClient {
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,
-            streamsBody: streamsBody, upload: upload, decode: decode)
+            streamsBody: streamsBody, upload: upload, resuming: resuming, decode: decode)
     }
 }
 

@@ -54,7 +54,7 @@ extension RequestExecution {
         case .stop?:
             deliver(.failure(.timedOut))   // nothing was sent; the copy sees the request finished and stops
         case .expire(let partial)?:
-            partial?.discard()
+            drop(partial)
             deliver(.failure(.timedOut))
         case nil:
             break
@@ -100,7 +100,7 @@ extension RequestExecution {
         }
         guard let (previous, deadline, sent) = taken else { return false }
         deadline?.cancel()
-        partial?.discard()
+        drop(partial)
         switch previous {
         case .queued(let ticket):
             core.gate.withdraw(ticket: ticket)

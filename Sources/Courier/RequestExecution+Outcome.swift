@@ -321,7 +321,7 @@ extension RequestExecution {
         }
         guard let deadline else { return false }
         deadline?.cancel()
-        partial?.discard()
+        drop(partial)
         return true
     }
 
@@ -348,6 +348,18 @@ extension RequestExecution {
             } else {
                 body(result)
             }
+        }
+        resumption?.settled(by: ObjectIdentifier(self))
+    }
+
+    /// A download's saved start that no attempt of this request will resume: kept in the
+    /// request's ``DownloadResumption`` for a later download, or deleted.
+    func drop(_ partial: PartialDownload?) {
+        guard let partial else { return }
+        if let resumption {
+            resumption.keep(partial)
+        } else {
+            partial.discard()
         }
     }
 }

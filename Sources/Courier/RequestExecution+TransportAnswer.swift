@@ -68,7 +68,7 @@ extension RequestExecution {
             state.partialDownload = interrupted.partial
             return true
         }
-        if !kept { interrupted.partial.discard() }
+        if !kept { drop(interrupted.partial) }
         transportCompleted(
             .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
             sentOnCallersThread: sentOnCallersThread)

@@ -43,6 +43,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let streamsBody: Bool
     /// Where ``RequestMetrics`` times are read from: the client's ``ClientCore/metricsClock``.
     let clock: MetricsClock?
+    /// A download's ``DownloadResumption``: it gets the part the download leaves when it stops
+    /// without the whole body, and hears when the transfer has stopped. `nil` for every other request.
+    let resumption: DownloadResumption?
 
     /// A completion handler and the queue it runs on; with no queue it runs on the thread that
     /// settles the request (for resuming an awaiting task, which needs no hop of its own).
@@ -63,6 +66,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         writesBodyToFile: Bool = false,
         streamsBody: Bool = false,
         upload: UploadSource? = nil,
+        resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -81,6 +85,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.clock = clock
         var initial = State()
         if let clock { initial.timeline = RequestTimeline(start: clock.now) }
+        resumption = resuming?.resumption
+        initial.partialDownload = resuming?.part   // the first attempt asks for the rest
         self.state = Protected(initial)
         let uploadFile: URL?
         switch upload {
@@ -101,7 +107,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
         // A download keeps what a dropped attempt saved only when a retry may resume it.
         context.resumesDownloads = writesBodyToFile && endpoint.acceptedStatusCodes.contains(206)
-            && (retryPolicy?.maximumRetryCount ?? 0) > 0
+            && ((retryPolicy?.maximumRetryCount ?? 0) > 0 || resuming != nil)
         self.context = context
         self.decode = decode
         self.needsDecoding = needsDecoding
@@ -121,7 +127,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// it builds on every request, settled or not.
     @inline(never)
     private func deliverAbandonment() {
-        state.withLock { $0.partialDownload }?.discard()
+        drop(state.withLock { $0.partialDownload })
         deliver(.failure(.transport(underlying: PromiseError.resolverReleased)))
     }
 
@@ -302,11 +308,11 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             switch stop {
             case nil: break
             case .cancelled?:
-                partial?.discard()
+                drop(partial)
                 return
             case .timedOut?: return attemptTimedOut(sent: nil)   // a retry resumes `partial`
             case .refused(let error, let deadline)?:
-                partial?.discard()
+                drop(partial)
                 deadline?.cancel()
                 return fail(error)
             }
@@ -322,10 +328,14 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
         if clock != nil { recordSend(sent, attempt: attempt) }
+        // A download's resumption hears when the transport lets go of this completion, called
+        // or not: from then on nothing more can arrive from this attempt.
+        let onTransport = resumption.map { TransportAttempt(of: ObjectIdentifier(self), in: $0) }
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,
                 sentOnCallersThread: onCallersThread)
+            withExtendedLifetime(onTransport) {}
         }
         bodyStream?.attach(task)
 

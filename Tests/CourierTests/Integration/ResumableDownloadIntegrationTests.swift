@@ -11,8 +11,8 @@ import FoundationNetworking
 /// rest (`Range`, `If-Range`) and appends a matching `206` to what was saved, against the
 /// loopback server's `/resumable` route, which drops the connection where a test says.
 final class ResumableDownloadIntegrationTests: IntegrationTestCase {
-    private var scratch: URL!
-    private let size = 200_000
+    var scratch: URL!
+    let size = 200_000
     private let retries = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(10), jitter: 0)
 
     override func setUpWithError() throws {
@@ -24,28 +24,28 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
     }
 
     /// The bytes `/resumable` serves: 0, 1, …, 255, 0, 1, …
-    private func pattern(_ count: Int) -> Data {
+    func pattern(_ count: Int) -> Data {
         Data((0..<count).map { UInt8($0 % 256) })
     }
 
     /// The transport's own files (`courier-download-…` in the temporary directory) that exist now.
-    private func transportFiles() -> Set<String> {
+    func transportFiles() -> Set<String> {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
         return Set(names.filter { $0.hasPrefix("courier-download-") })
     }
 
     /// What the server saw for `key`, request by request: the Range and If-Range headers and the status.
-    private func log(_ key: String) throws -> [(range: String?, ifRange: String?, status: Int)] {
+    func log(_ key: String) throws -> [(range: String?, ifRange: String?, status: Int)] {
         let entries = (try JSONSerialization.jsonObject(with: server.fetch("/resumable/\(key)/log").body) as? [[String: Any]]) ?? []
         return entries.map { ($0["range"] as? String, $0["if_range"] as? String, $0["status"] as? Int ?? 0) }
     }
 
     /// `/resumable/<key>` with `size` and the query `parameters` (`"cuts=7,9&validator=date"`).
-    private func endpoint(_ key: String, _ parameters: String, retry: RetryPolicy? = nil) -> LiveJSONEndpoint {
+    func endpoint(_ key: String, _ parameters: String, retry: RetryPolicy? = nil) -> LiveJSONEndpoint {
         LiveJSONEndpoint(path: "resumable/\(key)", query: query(parameters), timeout: 20, retryPolicy: retry ?? retries)
     }
 
-    private func query(_ parameters: String) -> [URLQueryItem] {
+    func query(_ parameters: String) -> [URLQueryItem] {
         [URLQueryItem(name: "size", value: String(size))] + parameters.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             return URLQueryItem(name: parts[0], value: parts.count > 1 ? parts[1] : nil)

@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+/// `DownloadResumption` without a server: `pause()` with transports that stay silent after a
+/// cancellation, many pauses at once, and the resumption's own bookkeeping.
+final class DownloadResumptionTests: XCTestCase {
+    struct File: Endpoint {
+        var path: String { "files/video" }
+    }
+
+    private var scratch: URL!
+
+    override func setUpWithError() throws {
+        scratch = try makeScratchFolder("DownloadResumptionTests")
+    }
+
+    override func tearDownWithError() throws {
+        removeScratchFolder(scratch)
+    }
+
+    func test_givenAStubThatNeverAnswersACancelledAttempt_whenPaused_thenPauseStillFinishes() throws {
+        // The stub drops its completion when cancelled (it never calls it): the resumption
+        // learns that the attempt is over when the transport lets go of the completion.
+        let client = NetworkClient.stubbing().body(Data("video".utf8)).delay(60).makeClient()
+        let resumption = DownloadResumption()
+        let download = client.download(File(), to: scratch.appendingPathComponent("video"), resumption: resumption)
+        XCTAssertTrue(resumption.isInUse)
+
+        let pauses = (0..<50).map { _ in resumption.pause() }
+
+        for pause in pauses { XCTAssertEqual(try pause.wait(within: 5), 0) }
+        XCTAssertThrowsError(try download.wait(within: 5)) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "cancelled")
+        }
+        XCTAssertFalse(resumption.isInUse)
+        XCTAssertEqual(try resumption.pause().wait(within: 1), 0, "nothing running: at once")
+    }
+
+    func test_givenAFinishedDownload_thenTheResumptionIsFreeAgainAndHoldsNothing() throws {
+        let client = NetworkClient.stubbing().body(Data("video".utf8)).makeClient()
+        let resumption = DownloadResumption()
+        let target = scratch.appendingPathComponent("video")
+
+        for round in 1...3 {
+            let file = try client.download(File(), to: target, resumption: resumption).wait(within: 5)
+            XCTAssertEqual(try Data(contentsOf: file.fileURL), Data("video".utf8), "round \(round)")
+            XCTAssertEqual(try resumption.pause().wait(within: 5), 0)
+        }
+        XCTAssertEqual(resumption.description, "DownloadResumption(0 bytes kept)")
+    }
+
+    func test_givenADestinationThatIsRefused_thenTheResumptionIsNotClaimed() throws {
+        let client = NetworkClient.stubbing().makeClient()
+        let resumption = DownloadResumption()
+
+        XCTAssertThrowsError(try client.download(File(), to: scratch, resumption: resumption).wait(within: 5))
+        XCTAssertFalse(resumption.isInUse, "a folder is refused before the resumption is claimed")
+    }
+}

@@ -1,0 +1,164 @@
+@testable import Courier
+import Foundation
+import Promises
+import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `DownloadResumption`: a download that stopped part-way (paused, cut, timed out) leaves its
+/// part there, and the next download given it asks for the rest, against `/resumable`.
+extension ResumableDownloadIntegrationTests {
+    /// Calls `reached` once the download has received at least `bytes` bytes.
+    private func progress(reaching bytes: Int64, _ reached: XCTestExpectation) -> ProgressHandler {
+        let once = Protected(false)
+        return ProgressHandler { report in
+            guard report.bytesReceived >= bytes else { return }
+            let first = once.withLock { fired -> Bool in
+                defer { fired = true }
+                return !fired
+            }
+            if first { reached.fulfill() }
+        }
+    }
+
+    func test_givenADownloadCutWithoutRetry_whenDownloadedAgainWithTheResumption_thenOnlyTheRestIsFetched() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("resumed.bin")
+        let resumption = DownloadResumption()
+        let cut = endpoint(key, "cuts=70000", retry: RetryPolicy.none)
+
+        let error = failure(of: client.download(cut, to: destination, resumption: resumption), within: 30)
+        XCTAssertEqual(error.map(errorKind), "transport")
+        XCTAssertEqual(try value(of: resumption.pause()), 70_000, "pause() with nothing running: what is kept")
+        XCTAssertEqual(resumption.keptBytes, 70_000)
+        XCTAssertEqual(resumption.expectedBytes, Int64(size))
+        XCTAssertFalse(resumption.isInUse)
+        XCTAssertEqual(transportFiles().subtracting(before).count, 1, "the part waits in the temporary folder")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+
+        let file = try value(of: client.download(cut, to: destination, resumption: resumption), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(file.response.statusCode, 206)
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+        XCTAssertEqual(try log(key).map(\.ifRange), [nil, "\"v1-\(key)\""])
+        XCTAssertEqual(resumption.keptBytes, 0, "the part became the file")
+        XCTAssertTrue(eventually { !resumption.isInUse })
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+    }
+
+    func test_givenAStalledDownload_whenPaused_thenPauseGivesTheKeptBytesAndTheNextDownloadResumes() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("paused.bin")
+        let resumption = DownloadResumption()
+        let stalling = endpoint(key, "cuts=70000&hold=1", retry: RetryPolicy.none)
+        // FoundationNetworking hands a body over in pieces of up to 64 KiB; the server sent
+        // 70 000 bytes and waits, so at least the first piece arrives.
+        let reached = expectation(description: "the first 64 KiB arrived")
+
+        let download = client.download(stalling, to: destination, resumption: resumption, progress: progress(reaching: 65_536, reached))
+        wait(for: [reached], timeout: 20)
+        XCTAssertTrue(resumption.isInUse)
+        let kept = try value(of: resumption.pause(), within: 20)
+
+        XCTAssertEqual(failure(of: download).map(errorKind), "cancelled")
+        XCTAssertFalse(resumption.isInUse, "pause() fulfils once the transfer stopped")
+        XCTAssertTrue((65_536...70_000).contains(kept), "kept \(kept)")
+        XCTAssertEqual(resumption.keptBytes, kept)
+        let reports = ReportLog()
+        _ = try value(of: client.download(stalling, to: destination, resumption: resumption, progress: ProgressHandler { reports.add($0) }), within: 30)
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=\(kept)-"])
+        XCTAssertGreaterThanOrEqual(reports.all.first?.bytesReceived ?? 0, kept, "counts the kept part from the first report")
+        XCTAssertEqual(reports.all.last?.bytesReceived, Int64(size))
+    }
+
+    func test_givenAResumptionInUse_whenASecondDownloadStartsWithIt_thenThatOneFailsAtOnce() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let resumption = DownloadResumption()
+        let reached = expectation(description: "the first download is under way")
+        let first = client.download(
+            endpoint(key, "cuts=70000&hold=1", retry: RetryPolicy.none), to: scratch.appendingPathComponent("first.bin"),
+            resumption: resumption, progress: progress(reaching: 1, reached))
+        wait(for: [reached], timeout: 20)
+
+        let second = client.download(endpoint(key, ""), to: scratch.appendingPathComponent("second.bin"), resumption: resumption)
+
+        XCTAssertEqual(failure(of: second).map(errorKind), "invalidRequest")
+        XCTAssertTrue(first.isPending, "the first download goes on")
+        XCTAssertGreaterThan(try value(of: resumption.pause(), within: 20), 0)
+        XCTAssertEqual(try log(key).count, 1, "the second download sent nothing")
+    }
+
+    func test_givenNoStrongValidator_whenCut_thenNothingIsKeptAndTheNextDownloadStartsOver() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("weak.bin")
+        let resumption = DownloadResumption()
+        let cut = endpoint(key, "cuts=70000&validator=weak", retry: RetryPolicy.none)
+
+        XCTAssertNotNil(failure(of: client.download(cut, to: destination, resumption: resumption), within: 30))
+        XCTAssertEqual(try value(of: resumption.pause()), 0)
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+        _ = try value(of: client.download(cut, to: destination, resumption: resumption), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, nil])
+    }
+
+    func test_givenAKeptPart_whenDiscardedOrTheResumptionIsReleased_thenItsFileIsDeleted() throws {
+        let client = try makeClient()
+        let before = transportFiles()
+        var resumption: DownloadResumption? = DownloadResumption()
+        for name in ["discarded", "released"] {
+            let key = counterKey() + name
+            _ = failure(of: client.download(
+                endpoint(key, "cuts=70000", retry: RetryPolicy.none), to: scratch.appendingPathComponent(name), resumption: resumption!),
+                within: 30)
+            XCTAssertEqual(try value(of: resumption!.pause()), 70_000, name)
+            XCTAssertEqual(transportFiles().subtracting(before).count, 1, name)
+            if name == "discarded" {
+                resumption?.discard()
+                XCTAssertEqual(resumption?.keptBytes, 0)
+            } else {
+                resumption = nil
+            }
+            XCTAssertEqual(transportFiles().subtracting(before), [], "\(name): the part is deleted")
+        }
+    }
+
+    func test_givenTheCompletionStyle_whenCutAndDownloadedAgain_thenTheFileIsWhole() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("completion.bin")
+        let resumption = DownloadResumption()
+        let cut = endpoint(key, "cuts=120000", retry: RetryPolicy.none)
+        for expected in ["transport", "saved"] {
+            let done = expectation(description: expected)
+            let outcome = Protected<String?>(nil)
+            client.download(cut, to: destination, resumption: resumption) { result in
+                outcome.withLock { $0 = (try? result.get()).map { _ in "saved" } ?? result.failure.map(errorKind) }
+                done.fulfill()
+            }
+            wait(for: [done], timeout: 30)
+            XCTAssertEqual(outcome.withLock { $0 }, expected)
+            _ = try value(of: resumption.pause())
+        }
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=120000-"])
+    }
+}
+
+private extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
