@@ -30,8 +30,16 @@ import Promises
 ///   sends the whole new body.
 /// - One download at a time: a download given a resumption that another download still uses
 ///   rejects at once with ``NetworkError/invalidRequest(reason:)``. A download uses it until its
-///   transfer has stopped, which comes shortly after its promise settles when it is cancelled;
-///   wait for ``pause()`` before starting the next one.
+///   transfer has stopped: before its caller hears when it succeeds or fails, but a moment after
+///   its promise settles when it is cancelled or times out (the transfer stops then). Wait for
+///   ``pause()`` before starting the next one.
+/// - One resource: a part is resumed only by a download with the same method, base URL and
+///   endpoint path (the query may differ, for signed URLs); another download deletes it and
+///   starts over. Only ``URLSessionTransport`` resumes: with another transport (stubs included)
+///   the download starts from the beginning (the part stays kept unless it saves the whole
+///   body). A download that saves the whole body deletes whatever is still kept.
+/// - An error answer to the resumed request (a `401` that starts a credential refresh, a `503`
+///   that is retried) deletes the part: the replay or retry starts from the beginning.
 /// - The kept part is a file in the temporary directory, deleted when it is resumed, by
 ///   ``discard()``, or when the resumption is released. It lives as long as this object, in
 ///   this process; the client's sweep deletes such files a day after their last use.
@@ -39,14 +47,19 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
     private struct State: Sendable {
         /// What the last download saved, waiting to be resumed.
         var part: PartialDownload?
+        /// The method, base URL and path the part was downloaded from (see ``origin(of:at:)``).
+        var partOrigin = ""
         /// The download using this resumption, from its start until its transfer has stopped.
         var user: ObjectIdentifier?
         /// Cancels ``user``; weak, so that the resumption never keeps a download alive.
         weak var cancellable: (any CancellableRequest)?
         /// The user's attempts handed to the transport whose completion has not come yet.
         var attemptsOnTransport = 0
-        /// Whether the user has settled (its caller has the result).
+        /// Whether the user has settled (its outcome is being handed to its caller).
         var userSettled = false
+        /// Whether the user saved the whole body: a part that arrives late (an earlier
+        /// attempt's, cancelled by a timeout) is deleted, not kept.
+        var userSucceeded = false
         /// ``pause()`` calls waiting for the transfer to stop.
         var pauses: [Resolver<Int64>] = []
     }
@@ -77,8 +90,8 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
 
     /// Stops the download that uses this resumption, keeping what it saved, and fulfils once its
     /// transfer has stopped, with ``keptBytes``. The download's promise rejects with
-    /// ``NetworkError/cancelled`` (its completion handler receives it; `send`-style callers see
-    /// their task's cancellation), as for any cancellation.
+    /// ``NetworkError/cancelled`` (awaiting its `value` throws it; a completion handler receives
+    /// it), as for any cancellation.
     ///
     /// With no download running it fulfils at once with what is kept.
     ///
@@ -118,51 +131,79 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
 
     // MARK: The download's side
 
-    /// Claims the resumption for a download that is about to be built, and takes its part; the
-    /// download then ``attach(_:)``es itself, or ``unclaim(returning:)`` gives it back.
+    /// What identifies the resource a part belongs to: the method, the client's base URL and the
+    /// endpoint's path. The query is left out, so that a signed URL whose signature was renewed
+    /// still resumes; the server's validator (`If-Range`) guards the rest.
+    static func origin(of endpoint: any Endpoint, at baseURL: URL) -> String {
+        "\(endpoint.method.rawValue) \(baseURL.absoluteString) \(endpoint.path)"
+    }
+
+    /// Claims the resumption for a download that is about to be built; the download then
+    /// ``attach(_:)``es itself, or ``unclaim(returning:from:)`` gives it back.
     ///
+    /// - Parameters:
+    ///   - origin: The download's ``origin(of:at:)``: a part kept from another resource is deleted.
+    ///   - takingPart: `false` when the download cannot resume (its transport does not save
+    ///     parts): the part stays kept for a later download.
+    /// - Returns: The part the download's first attempt resumes, if any.
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when another download uses it.
-    func claim() throws(NetworkError) -> PartialDownload? {
-        let claimed = state.withLock { state -> PartialDownload?? in
+    func claim(origin: String, takingPart: Bool) throws(NetworkError) -> PartialDownload? {
+        let claimed = state.withLock { state -> (part: PartialDownload?, stale: PartialDownload?)? in
             guard state.user == nil else { return nil }
             state.user = ObjectIdentifier(self)   // until the download is built and attached
             state.attemptsOnTransport = 0
             state.userSettled = false
-            defer { state.part = nil }
-            return .some(state.part)
+            state.userSucceeded = false
+            guard let part = state.part else { return (nil, nil) }
+            guard state.partOrigin == origin else {
+                state.part = nil
+                return (nil, part)
+            }
+            guard takingPart else { return (nil, nil) }
+            state.part = nil
+            return (part, nil)
         }
-        guard let part = claimed else {
+        guard let claimed else {
             throw .invalidRequest(reason: "this DownloadResumption is still used by another download; wait for its pause()")
         }
+        claimed.stale?.discard()
         // A part whose file is gone (deleted by hand, or by a sweep) cannot be resumed.
-        guard let part, FileManager.default.fileExists(atPath: part.fileURL.path) else { return nil }
+        guard let part = claimed.part, FileManager.default.fileExists(atPath: part.fileURL.path) else { return nil }
         return part
     }
 
-    /// The download built after ``claim()``: it uses the resumption from now on, and is what
-    /// ``pause()`` cancels.
+    /// The download built after ``claim(origin:takingPart:)``: it uses the resumption from now
+    /// on, and is what ``pause()`` cancels (at once, when a `pause()` came while it was built).
     func attach(_ download: any CancellableRequest) {
-        state.withLock { state in
-            guard state.user == ObjectIdentifier(self) else { return }
+        let pausedMeanwhile = state.withLock { state -> Bool in
+            guard state.user == ObjectIdentifier(self) else { return false }
             state.user = ObjectIdentifier(download)
             state.cancellable = download
+            return !state.pauses.isEmpty
         }
+        if pausedMeanwhile { download.cancel() }
     }
 
-    /// Gives the resumption back after ``claim()``: the download could not be built. Its part
-    /// is kept again.
-    func unclaim(returning part: PartialDownload?) {
-        if let part { keep(part) }
+    /// Gives the resumption back after ``claim(origin:takingPart:)``: the download could not be
+    /// built. Its part is kept again.
+    func unclaim(returning part: PartialDownload?, from origin: String) {
+        if let part { keep(part, from: origin) }
         stopped(ObjectIdentifier(self)) { $0.userSettled = true }
     }
 
-    /// Keeps `part`, replacing (and deleting) what was kept before.
-    func keep(_ part: PartialDownload) {
-        let replaced = state.withLock { state -> PartialDownload? in
-            defer { state.part = part }
-            return state.part
+    /// Keeps `part`, saved from `origin`, replacing (and deleting) what was kept before; deletes
+    /// it instead when the download using the resumption has already saved the whole body.
+    func keep(_ part: PartialDownload, from origin: String) {
+        let unwanted = state.withLock { state -> PartialDownload? in
+            if state.userSucceeded { return part }
+            let replaced = state.part
+            state.part = part
+            state.partOrigin = origin
+            // A part appended in place (the same file) is not deleted with its older record.
+            guard let replaced, replaced.fileURL != part.fileURL else { return nil }
+            return replaced
         }
-        if let replaced, replaced.fileURL != part.fileURL { replaced.discard() }
+        unwanted?.discard()
     }
 
     /// One of the user's attempts was handed to the transport.
@@ -177,9 +218,18 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
         stopped(user) { $0.attemptsOnTransport -= 1 }
     }
 
-    /// The user settled (after any part it held was kept).
-    func settled(by user: ObjectIdentifier) {
-        stopped(user) { $0.userSettled = true }
+    /// The user settled (after any part it held was kept); `succeeded`: it saved the whole body,
+    /// so a part still kept is stale and deleted.
+    func settled(by user: ObjectIdentifier, succeeded: Bool) {
+        var stale: PartialDownload?
+        stopped(user) { state in
+            state.userSettled = true
+            if succeeded {
+                state.userSucceeded = true
+                swap(&stale, &state.part)
+            }
+        }
+        stale?.discard()
     }
 
     /// Applies `change` for `user`; when the user has settled and no attempt of it is left on the
@@ -199,14 +249,16 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
     }
 }
 
-/// One attempt of a download with a ``DownloadResumption``, from its hand-off to the transport
-/// until the transport lets go of its completion: the completion captures this object, so its
-/// `deinit` runs once the transport has called the completion and released it, or released it
-/// without calling it (a transport may stay silent after a cancellation). Either way nothing
-/// more can arrive from the attempt, and a ``DownloadResumption/pause()`` may finish.
+/// One attempt of a download with a ``DownloadResumption``, from the moment it takes the saved
+/// part until its answer is taken, or until everything that could answer let go of it: the
+/// transport's completion captures this object, so its `deinit` runs once the transport has
+/// released the completion, called or not (a transport may stay silent after a cancellation).
+/// Either way nothing more can arrive from the attempt, and a ``DownloadResumption/pause()`` may
+/// finish.
 final class TransportAttempt: Sendable {
     private let user: ObjectIdentifier
     private let resumption: DownloadResumption
+    private let isOver = Protected(false)
 
     init(of user: ObjectIdentifier, in resumption: DownloadResumption) {
         self.user = user
@@ -214,7 +266,17 @@ final class TransportAttempt: Sendable {
         resumption.attemptStarted(by: user)
     }
 
+    /// The attempt is over: its answer was taken (and any part it left kept). Only the first
+    /// call counts; `deinit` calls it for an attempt whose answer never came.
+    func end() {
+        let first = isOver.withLock { over -> Bool in
+            defer { over = true }
+            return !over
+        }
+        if first { resumption.attemptEnded(by: user) }
+    }
+
     deinit {
-        resumption.attemptEnded(by: user)
+        end()
     }
 }

@@ -185,7 +185,10 @@ extension NetworkClient {
         resumption: DownloadResumption? = nil
     ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
         try destination.check()
-        let part = try resumption?.claim()
+        let origin = resumption == nil ? "" : DownloadResumption.origin(of: endpoint, at: core.configuration.baseURL)
+        // Only `URLSessionTransport` resumes a saved part; another transport would ignore it (and
+        // leave its file behind), so the part waits in the resumption for a download that can.
+        let part = try resumption?.claim(origin: origin, takingPart: core.transport is URLSessionTransport)
         let execution: RequestExecution<DownloadedFile>
         do {
             // "Decoding" is the save, which touches the file system: like decoding, it never runs
@@ -197,7 +200,7 @@ extension NetworkClient {
                 DownloadStorage.save(response, to: destination)
             }
         } catch {
-            resumption?.unclaim(returning: part)
+            resumption?.unclaim(returning: part, from: origin)
             throw error
         }
         resumption?.attach(execution)

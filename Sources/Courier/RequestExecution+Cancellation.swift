@@ -16,9 +16,11 @@ extension RequestExecution {
                 // request ends here, in this lock, so that neither the copy nor `beginAttempt`
                 // can start the attempt meanwhile.
                 guard attempt == 1, state.attempt == 0, !state.phase.isFinished else { return nil }
-                state.phase = .finished   // no attempt ran: nothing saved to delete
+                state.phase = .finished
                 state.deadline = nil
-                return .stop
+                // No attempt ran, but a resumed download holds the part it was given.
+                defer { state.partialDownload = nil }
+                return state.partialDownload.map { .expire($0) } ?? .stop
             }
             switch state.phase {
             case .queued(let ticket):

@@ -337,6 +337,12 @@ extension RequestExecution {
             if let resolver, !resolver.isPending { error = .cancelled }
             reportFinish(error: error, response: response, decoding: decoding, at: clock.now)
         }
+        // Before the caller hears: a download it starts next with the same resumption finds it free.
+        if let resumption {
+            var succeeded = false
+            if case .success = result { succeeded = true }
+            resumption.settled(by: ObjectIdentifier(self), succeeded: succeeded)
+        }
         if let resolver {
             switch result {
             case .success(let value): resolver.fulfill(value)
@@ -349,7 +355,6 @@ extension RequestExecution {
                 body(result)
             }
         }
-        resumption?.settled(by: ObjectIdentifier(self))
     }
 
     /// A download's saved start that no attempt of this request will resume: kept in the
@@ -357,7 +362,7 @@ extension RequestExecution {
     func drop(_ partial: PartialDownload?) {
         guard let partial else { return }
         if let resumption {
-            resumption.keep(partial)
+            resumption.keep(partial, from: DownloadResumption.origin(of: endpoint, at: core.configuration.baseURL))
         } else {
             partial.discard()
         }

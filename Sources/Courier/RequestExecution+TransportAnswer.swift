@@ -10,14 +10,15 @@ extension RequestExecution {
     /// The transport's answer for `attempt`.
     ///
     /// `sentOnCallersThread` tells where `send` was called: an answer that arrives inside `send`
-    /// runs there too.
+    /// runs there too. `ending`: a download's attempt token, ended once the answer is taken (any
+    /// part it left is kept by then), before the outcome is delivered.
     func transportCompleted(
         _ result: Result<HTTPResponse, any Error>, attempt: Int, request sent: URLRequest, generation: UInt64,
-        sentOnCallersThread: Bool
+        sentOnCallersThread: Bool, ending token: TransportAttempt? = nil
     ) {
         if case .failure(let failure) = result, let interrupted = failure as? InterruptedDownload {
             return downloadInterrupted(interrupted, attempt: attempt, request: sent, generation: generation,
-                                       sentOnCallersThread: sentOnCallersThread)
+                                       sentOnCallersThread: sentOnCallersThread, ending: token)
         }
         var finishedTask = Phase.evaluating  // the transport's task, released after the lock
         let now = clock?.now
@@ -36,6 +37,7 @@ extension RequestExecution {
             return (state.deadline, duringSend)
         }
         withExtendedLifetime(finishedTask) {}
+        token?.end()
         guard let accepted else {
             // Late: the request timed out or was cancelled. A body the transport wrote to a
             // file is nobody's now.
@@ -56,7 +58,7 @@ extension RequestExecution {
     @inline(never)
     private func downloadInterrupted(
         _ interrupted: InterruptedDownload, attempt: Int, request sent: URLRequest, generation: UInt64,
-        sentOnCallersThread: Bool
+        sentOnCallersThread: Bool, ending token: TransportAttempt?
     ) {
         let resumable = acceptedStatusCodes.contains(206)
         let kept = state.withLock { state -> Bool in
@@ -71,6 +73,6 @@ extension RequestExecution {
         if !kept { drop(interrupted.partial) }
         transportCompleted(
             .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
-            sentOnCallersThread: sentOnCallersThread)
+            sentOnCallersThread: sentOnCallersThread, ending: token)
     }
 }

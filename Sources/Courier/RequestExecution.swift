@@ -244,6 +244,12 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// when the gate was open and idle.
     func passGate(ticket: UInt64) {
         let now = clock?.now
+        // A download's resumption counts this attempt from before it takes the saved part out of
+        // the state until the part is back (kept, sent and answered, or dropped): a `pause()`
+        // meanwhile waits for it. Ended by the transport's answer, or when the transport, or
+        // this function, lets go of it.
+        let inHand = resumption.map { TransportAttempt(of: ObjectIdentifier(self), in: $0) }
+        defer { withExtendedLifetime(inHand) {} }
         let taken = state.withLock { state -> (attempt: Int, partial: PartialDownload?)? in
             guard case .queued(let queued) = state.phase, queued == ticket else { return nil }
             state.phase = .preparing
@@ -328,14 +334,10 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
         if clock != nil { recordSend(sent, attempt: attempt) }
-        // A download's resumption hears when the transport lets go of this completion, called
-        // or not: from then on nothing more can arrive from this attempt.
-        let onTransport = resumption.map { TransportAttempt(of: ObjectIdentifier(self), in: $0) }
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,
-                sentOnCallersThread: onCallersThread)
-            withExtendedLifetime(onTransport) {}
+                sentOnCallersThread: onCallersThread, ending: inHand)
         }
         bodyStream?.attach(task)
 

@@ -59,3 +59,41 @@ final class DownloadResumptionTests: XCTestCase {
         XCTAssertFalse(resumption.isInUse, "a folder is refused before the resumption is claimed")
     }
 }
+
+extension DownloadResumptionTests {
+    /// A part in a file of its own, `length` bytes long.
+    private func part(_ length: Int) throws -> PartialDownload {
+        let file = scratch.appendingPathComponent(UUID().uuidString)
+        try Data(count: length).write(to: file)
+        return PartialDownload(fileURL: file, length: Int64(length), validator: "\"v1\"", totalLength: 100)
+    }
+
+    func test_givenADownloadThatSucceeded_whenALatePartArrives_thenItIsDeletedNotKept() throws {
+        let resumption = DownloadResumption()
+        let user = ObjectIdentifier(resumption)   // what a claimed, not yet attached download is
+        let stale = try part(10)
+        resumption.keep(stale, from: "GET x")
+        XCTAssertNil(try resumption.claim(origin: "GET x", takingPart: false))
+        XCTAssertEqual(resumption.keptBytes, 10, "not taken: kept")
+
+        resumption.settled(by: user, succeeded: true)
+        let late = try part(20)
+        resumption.keep(late, from: "GET x")
+
+        XCTAssertEqual(resumption.keptBytes, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale.fileURL.path), "a success deletes what was kept")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: late.fileURL.path), "and what arrives after it")
+    }
+
+    func test_givenAPartAppendedInPlace_whenKeptAgain_thenItsFileIsNotDeleted() throws {
+        let resumption = DownloadResumption()
+        let first = try part(10)
+        resumption.keep(first, from: "GET x")
+        resumption.keep(PartialDownload(fileURL: first.fileURL, length: 30, validator: "\"v1\"", totalLength: 100), from: "GET x")
+
+        XCTAssertEqual(resumption.keptBytes, 30)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: first.fileURL.path))
+        resumption.discard()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: first.fileURL.path))
+    }
+}

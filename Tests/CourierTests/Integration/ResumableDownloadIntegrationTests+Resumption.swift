@@ -154,6 +154,81 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=120000-"])
     }
+
+    /// Keeps a 70 000-byte part of `/resumable/<key>` in `resumption` (a download cut without retry).
+    private func keepPart(of key: String, in resumption: DownloadResumption, with client: NetworkClient) throws {
+        _ = failure(of: client.download(
+            endpoint(key, "cuts=70000", retry: RetryPolicy.none), to: scratch.appendingPathComponent("part-\(key)"),
+            resumption: resumption), within: 30)
+        XCTAssertEqual(try value(of: resumption.pause()), 70_000)
+    }
+
+    func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
+        let (first, second) = (counterKey() + "a", counterKey() + "b")
+        let before = transportFiles()
+        let client = try makeClient()
+        let resumption = DownloadResumption()
+        try keepPart(of: first, in: resumption, with: client)
+
+        _ = try value(of: client.download(endpoint(second, ""), to: scratch.appendingPathComponent("other.bin"), resumption: resumption), within: 30)
+
+        XCTAssertEqual(try log(second).map(\.range), [nil], "no Range for another path")
+        XCTAssertEqual(resumption.keptBytes, 0)
+        XCTAssertEqual(transportFiles().subtracting(before), [], "the other resource's part is deleted")
+    }
+
+    func test_givenAPart_whenAStubbedClientDownloads_thenItStartsOverAndItsSuccessDeletesThePart() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: try makeClient())
+        let stubbed = NetworkClient.stubbing().body(Data("stubbed".utf8)).makeClient(configuration: .init(baseURL: try server.baseURL))
+        let destination = scratch.appendingPathComponent("stubbed.bin")
+
+        _ = try value(of: stubbed.download(endpoint(key, "cuts=70000", retry: RetryPolicy.none), to: destination, resumption: resumption))
+
+        XCTAssertEqual(try Data(contentsOf: destination), Data("stubbed".utf8), "the stub's body, from the beginning")
+        XCTAssertEqual(resumption.keptBytes, 0, "the whole body was saved: the part is obsolete")
+        XCTAssertEqual(transportFiles().subtracting(before), [], "and deleted, not left behind")
+    }
+
+    func test_givenAPauseWhileTheResumedAttemptIsPrepared_thenPauseWaitsForThePartToBeKeptAgain() throws {
+        let key = counterKey()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: try makeClient())
+        let entered = expectation(description: "prepare runs")
+        let gate = DispatchSemaphore(value: 0)
+        let client = try makeClient { $0.plugins = [BlockingPrepare(entered: entered, gate: gate)] }
+        let download = Protected<Promise<DownloadedFile>?>(nil)
+
+        let resumed = endpoint(key, "cuts=70000", retry: RetryPolicy.none)
+        let destination = scratch.appendingPathComponent("prepared.bin")
+        DispatchQueue.global().async {
+            let started = client.download(resumed, to: destination, resumption: resumption)
+            download.withLock { $0 = started }
+        }
+        wait(for: [entered], timeout: 20)
+        let pause = resumption.pause()   // the attempt holds the part: it is in neither place now
+        XCTAssertTrue(pause.isPending, "pause() waits while the attempt holds the part")
+        gate.signal()
+
+        XCTAssertEqual(try value(of: pause, within: 20), 70_000, "the part is kept again")
+        XCTAssertTrue(eventually { download.withLock { $0 } != nil })
+        XCTAssertEqual(download.withLock { $0 }.flatMap { failure(of: $0) }.map(errorKind), "cancelled")
+        XCTAssertEqual(try log(key).count, 1, "the paused attempt was never sent")
+    }
+}
+
+/// Blocks `prepare` until `gate` is signalled, after fulfilling `entered`.
+private struct BlockingPrepare: RequestPlugin {
+    let entered: XCTestExpectation
+    let gate: DispatchSemaphore
+
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        entered.fulfill()
+        gate.wait()
+        return request
+    }
 }
 
 private extension Result {
