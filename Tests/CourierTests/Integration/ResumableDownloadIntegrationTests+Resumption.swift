@@ -163,6 +163,22 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try value(of: resumption.pause()), 70_000)
     }
 
+    func test_givenADownloadThatFailed_whenTheNextStartsAsSoonAsTheCallerHears_thenTheResumptionIsFree() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("at-once.bin")
+        let resumption = DownloadResumption()
+        let cut = endpoint(key, "cuts=70000", retry: RetryPolicy.none)
+
+        let next = client.download(cut, to: destination, resumption: resumption).recover { _ in
+            client.download(cut, to: destination, resumption: resumption)   // no pause() in between
+        }
+
+        _ = try value(of: next, within: 30)
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+    }
+
     func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
         let (first, second) = (counterKey() + "a", counterKey() + "b")
         let before = transportFiles()
