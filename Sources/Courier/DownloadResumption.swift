@@ -38,8 +38,9 @@ import Promises
 ///   starts over. Only ``URLSessionTransport`` resumes: with another transport (stubs included)
 ///   the download starts from the beginning (the part stays kept unless it saves the whole
 ///   body). A download that saves the whole body deletes whatever is still kept.
-/// - An error answer to the resumed request (a `401` that starts a credential refresh, a `503`
-///   that is retried) deletes the part: the replay or retry starts from the beginning.
+/// - An error answer to the resumed request (a `401` that starts a credential refresh, a `503`)
+///   leaves the part alone: the replay or retry asks for the rest again, and a download that
+///   fails with it keeps the part here.
 /// - The kept part is a file in the temporary directory, deleted when it is resumed, by
 ///   ``discard()``, or when the resumption is released. It lives as long as this object, in
 ///   this process; the client's sweep deletes such files a day after their last use.

@@ -25,6 +25,9 @@ public struct HTTPResponse: Sendable, Equatable {
     /// The reader of a body that streams on after this head (``NetworkClient/stream(_:)``); it
     /// does not take part in equality.
     var streamedBody: StreamedBodyHandle?
+    /// A download's saved start that this error answer to a resuming request left unused, for
+    /// the client to offer to the retry or replay; it does not take part in equality.
+    var unresumedPart: UnresumedPart?
 
     /// Creates a response.
     ///

@@ -117,3 +117,10 @@ struct InterruptedDownload: Error {
     let underlying: any Error
     let partial: PartialDownload
 }
+
+/// A saved start carried back by an error answer (see ``HTTPResponse``'s `unresumedPart`).
+struct UnresumedPart: Sendable, Equatable {
+    let part: PartialDownload
+
+    static func == (_: UnresumedPart, _: UnresumedPart) -> Bool { true }
+}

@@ -20,6 +20,10 @@ extension RequestExecution {
             return downloadInterrupted(interrupted, attempt: attempt, request: sent, generation: generation,
                                        sentOnCallersThread: sentOnCallersThread, ending: token)
         }
+        if context.resumesDownloads, case .success(let response) = result, let unresumed = response.unresumedPart {
+            return errorAnswerToResume(response, unresumed: unresumed.part, attempt: attempt, request: sent,
+                                       generation: generation, sentOnCallersThread: sentOnCallersThread, ending: token)
+        }
         var finishedTask = Phase.evaluating  // the transport's task, released after the lock
         let now = clock?.now
         let accepted = state.withLock { state -> (deadline: ScheduledWork?, duringSend: Bool)? in
@@ -46,6 +50,32 @@ extension RequestExecution {
         }
         accepted.deadline?.cancel()
         evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
+    }
+
+    /// An error answer (a 401, a 503) to an attempt that asked for the rest of a saved start: the
+    /// start is kept for the next attempt (the replay after a credential refresh, or a retry),
+    /// as when a transport error cuts a body short, and dropped when the request ends here. Then
+    /// the answer is handled as any other.
+    @inline(never)
+    private func errorAnswerToResume(
+        _ response: HTTPResponse, unresumed part: PartialDownload, attempt: Int, request sent: URLRequest,
+        generation: UInt64, sentOnCallersThread: Bool, ending token: TransportAttempt?
+    ) {
+        var answer = response
+        answer.unresumedPart = nil
+        let kept = state.withLock { state -> Bool in
+            guard state.attempt == attempt, state.partialDownload == nil else { return false }
+            switch state.phase {
+            case .preparing, .sending: break
+            default: return false
+            }
+            state.partialDownload = part
+            return true
+        }
+        if !kept { drop(part) }
+        transportCompleted(
+            .success(answer), attempt: attempt, request: sent, generation: generation,
+            sentOnCallersThread: sentOnCallersThread, ending: token)
     }
 
     /// A download's attempt that a transport error cut short, with the body saved so far: kept

@@ -323,9 +323,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             // A download cut short may leave what it saved for the next attempt.
             result = .failure(Self.partial(after: &entry).map { InterruptedDownload(underlying: error, partial: $0) } ?? error)
         } else if let statusCode = entry.statusCode {
-            result = .success(HTTPResponse(
+            var response = HTTPResponse(
                 statusCode: statusCode, headers: entry.headers, body: entry.body, url: entry.url ?? entry.originalURL,
-                bodyFileURL: entry.file?.url))
+                bodyFileURL: entry.file?.url)
+            // An error answer to a resuming request hands the saved start back (see `resumeOrStartOver`).
+            response.unresumedPart = entry.resume.map(UnresumedPart.init(part:))
+            entry.resume = nil
+            result = .success(response)
         } else {
             result = .failure(URLError(.badServerResponse))
         }

@@ -27,6 +27,14 @@ extension URLSessionTransportDelegate {
             entry.transfer.totalBytesToReceive = complete
             return false
         }
+        if offered != nil, !(200...299).contains(status), status != 416 {
+            // An error answer (a 401 before a credential refresh, a 503 before a retry) says
+            // nothing about the saved start: it goes back with the response, for the next attempt.
+            entry.resume = offered
+            entry.totalLength = nil
+            entry.validator = nil
+            return false
+        }
         unused = offered
         if offered != nil && (status == 206 || status == 416) {
             // Not the whole rest that was asked for (saved, it would make a wrong file), or

@@ -57,6 +57,8 @@ Routes (every route answers any method unless noted):
                              hold=1 the socket is held open instead, until the client closes it).
                              misbehave=short|offset|416 spoils the answer to a resuming request: a
                              206 of only 1000 bytes, a 206 starting a byte early, or a 416.
+                             fail=N:S[,M:T] answers the Nth request with status S and a JSON
+                             error body instead (logged like the others).
   GET  /resumable/<key>/log  [{"range": R, "if_range": I, "status": S}] for each request, in order
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
@@ -542,6 +544,13 @@ class Handler(BaseHTTPRequestHandler):
         cuts = [int(c) for c in first(query, "cuts", "").split(",") if c]
         kind = first(query, "validator", "etag")
         attempt = STATE.next_attempt("resumable:" + key)
+        failing = dict(pair.split(":", 1) for pair in first(query, "fail", "").split(",") if ":" in pair)
+        if str(attempt) in failing:
+            status = int(failing[str(attempt)])
+            STATE.log_resumable(key, {"range": self.headers.get("Range"), "if_range": self.headers.get("If-Range"),
+                                      "status": status})
+            self.send_json(status, {"metadata": {"status": str(status), "desc": "failing as asked"}})
+            return
         headers = {"Accept-Ranges": "bytes"}
         changes = first(query, "changes")
         version = attempt if changes == "1" else (min(attempt, 2) if changes == "once" else 1)

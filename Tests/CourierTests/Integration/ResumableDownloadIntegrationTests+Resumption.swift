@@ -179,6 +179,23 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
     }
 
+    func test_givenAnErrorAnswerToTheResumedRequest_thenThePartIsKeptForTheNextDownload() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("after-error.bin")
+        let resumption = DownloadResumption()
+        let resumed = endpoint(key, "cuts=70000&fail=2:503", retry: RetryPolicy.none)
+        try keepPart(of: key, in: resumption, with: client)
+
+        let error = failure(of: client.download(resumed, to: destination, resumption: resumption), within: 30)
+        XCTAssertEqual(error.map(errorKind), "serverError(503)")
+        XCTAssertEqual(try value(of: resumption.pause()), 70_000, "a 503 says nothing about the part")
+        _ = try value(of: client.download(resumed, to: destination, resumption: resumption), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-", "bytes=70000-"])
+    }
+
     func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
         let (first, second) = (counterKey() + "a", counterKey() + "b")
         let before = transportFiles()

@@ -136,6 +136,48 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the third attempt asked for the rest")
     }
 
+    func test_givenAnErrorAnswerToTheResumingRetry_whenRetriedAgain_thenThatRetryStillResumes() throws {
+        let key = counterKey()
+        let before = transportFiles()
+
+        // Cut at 70 000, then a 503 to the first resuming retry: the next retry asks for the rest again.
+        try downloadWhole(endpoint(key, "cuts=70000&fail=2:503"), named: "after503.bin")
+
+        XCTAssertEqual(try log(key).map(\.status), [200, 503, 206])
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-", "bytes=70000-"])
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+    }
+
+    func test_givenA401ToTheResumingRetry_whenTheCredentialIsRefreshed_thenTheReplayResumes() throws {
+        let key = counterKey()
+        let refreshed = Protected(0)
+        let client = try makeClient {
+            $0.authenticator = TokenAuthenticator(token: "expired") { _ in
+                refreshed.withLock { $0 += 1 }
+                return Promise.value("fresh")
+            }
+        }
+
+        try downloadWhole(endpoint(key, "cuts=70000&fail=2:401"), named: "replayed.bin", with: client)
+
+        XCTAssertEqual(refreshed.withLock { $0 }, 1)
+        XCTAssertEqual(try log(key).map(\.status), [200, 401, 206])
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-", "bytes=70000-"], "the replay asked for the rest")
+    }
+
+    func test_givenAnErrorAnswerToTheResumingRetry_whenNoRetryIsLeft_thenTheSavedStartIsDeleted() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let once = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(10), jitter: 0)
+        let destination = scratch.appendingPathComponent("gave-up.bin")
+
+        let error = failure(of: try makeClient().download(endpoint(key, "cuts=70000&fail=2:404", retry: once), to: destination), within: 30)
+
+        XCTAssertEqual(error.map(errorKind), "clientError(404)")
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+        XCTAssertEqual(transportFiles().subtracting(before), [], "nothing is left behind")
+    }
+
     func test_givenALastModifiedDateBeforeTheResponseDate_thenItIsTheValidator() throws {
         let key = counterKey()
 
