@@ -186,9 +186,11 @@ extension NetworkClient {
     ) throws(NetworkError) -> RequestExecution<DownloadedFile> {
         try destination.check()
         let origin = resumption == nil ? "" : DownloadResumption.origin(of: endpoint, at: core.configuration.baseURL)
-        // Only `URLSessionTransport` resumes a saved part; another transport would ignore it (and
-        // leave its file behind), so the part waits in the resumption for a download that can.
-        let part = try resumption?.claim(origin: origin, takingPart: core.transport is URLSessionTransport)
+        // Only `URLSessionTransport` resumes a saved part, and only for an endpoint that accepts
+        // the `206` a resumed body ends with; otherwise the part would be ignored (and its file
+        // left behind), so it waits in the resumption for a download that can use it.
+        let part = try resumption?.claim(
+            origin: origin, takingPart: core.transport is URLSessionTransport && endpoint.acceptedStatusCodes.contains(206))
         let execution: RequestExecution<DownloadedFile>
         do {
             // "Decoding" is the save, which touches the file system: like decoding, it never runs

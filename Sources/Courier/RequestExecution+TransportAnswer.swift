@@ -20,7 +20,7 @@ extension RequestExecution {
             return downloadInterrupted(interrupted, attempt: attempt, request: sent, generation: generation,
                                        sentOnCallersThread: sentOnCallersThread, ending: token)
         }
-        if context.resumesDownloads, case .success(let response) = result, let unresumed = response.unresumedPart {
+        if context.writesBodyToFile, case .success(let response) = result, let unresumed = response.unresumedPart {
             return errorAnswerToResume(response, unresumed: unresumed.part, attempt: attempt, request: sent,
                                        generation: generation, sentOnCallersThread: sentOnCallersThread, ending: token)
         }
@@ -63,10 +63,13 @@ extension RequestExecution {
     ) {
         var answer = response
         answer.unresumedPart = nil
+        let resumable = context.resumesDownloads
         let kept = state.withLock { state -> Bool in
-            guard state.attempt == attempt, state.partialDownload == nil else { return false }
+            guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
+            // As for an interrupted body: the deadline may have moved the attempt on meanwhile,
+            // and its retry still resumes.
             switch state.phase {
-            case .preparing, .sending: break
+            case .preparing, .sending, .evaluating, .waitingToRetry: break
             default: return false
             }
             state.partialDownload = part

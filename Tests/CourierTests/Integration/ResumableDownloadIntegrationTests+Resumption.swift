@@ -210,6 +210,31 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(transportFiles().subtracting(before), [], "the other resource's part is deleted")
     }
 
+    func test_givenAPart_whenTheSamePathIsDownloadedByAnEndpointThatRefuses206_thenThePartIsNotOffered() throws {
+        struct Only200: Endpoint {
+            typealias Response = EmptyResponse
+            let path: String
+            let query: [URLQueryItem]
+            var timeout: TimeInterval? { 20 }
+            var acceptedStatusCodes: StatusCodeSet { [200] }
+        }
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: client)
+        let destination = scratch.appendingPathComponent("only200.bin")
+
+        let error = failure(of: client.download(
+            Only200(path: "resumable/\(key)", query: query("fail=2:503")), to: destination, resumption: resumption), within: 30)
+
+        XCTAssertEqual(error.map(errorKind), "serverError(503)")
+        XCTAssertEqual(try log(key).map(\.range), [nil, nil], "no Range: a 206 would not be accepted")
+        XCTAssertEqual(try value(of: resumption.pause()), 70_000, "the part waits for a download that can use it")
+        resumption.discard()
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+    }
+
     func test_givenAPart_whenAStubbedClientDownloads_thenItStartsOverAndItsSuccessDeletesThePart() throws {
         let key = counterKey()
         let before = transportFiles()
