@@ -42,8 +42,9 @@ import Promises
 ///   leaves the part alone: the replay or retry asks for the rest again, and a download that
 ///   fails with it keeps the part here.
 /// - The kept part is a file in the temporary directory, deleted when it is resumed, by
-///   ``discard()``, or when the resumption is released. It lives as long as this object, in
-///   this process; the client's sweep deletes such files a day after their last use.
+///   ``discard()``, or when the resumption is released. To resume after a relaunch, store what
+///   ``takeResumeData()`` returns and make a resumption with ``init(resumeData:)``; the
+///   client's sweep deletes a part nobody took back a day after its last use.
 public final class DownloadResumption: Sendable, CustomStringConvertible {
     private struct State: Sendable {
         /// What the last download saved, waiting to be resumed.
@@ -69,6 +70,24 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
 
     /// Creates an empty resumption: the first download given it starts from the beginning.
     public init() {}
+
+    /// A resumption holding `part`, saved from `origin` (for ``init(resumeData:)``).
+    init(part: PartialDownload, origin: String) {
+        state.withLock { state in
+            state.part = part
+            state.partOrigin = origin
+        }
+    }
+
+    /// Takes the kept part and its origin out, so that this resumption no longer deletes its
+    /// file (for ``takeResumeData()``); `nil` while a download uses it or when nothing is kept.
+    func handOverPart() -> (part: PartialDownload, origin: String)? {
+        state.withLock { state in
+            guard state.user == nil, let part = state.part else { return nil }
+            state.part = nil
+            return (part, state.partOrigin)
+        }
+    }
 
     deinit {
         state.withLock { $0.part }?.discard()

@@ -196,6 +196,64 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-", "bytes=70000-"])
     }
 
+    func test_givenResumeDataTakenAndRestored_whenDownloaded_thenOnlyTheRestIsFetched() throws {
+        let key = counterKey()
+        let before = transportFiles()
+        let client = try makeClient()
+        let destination = scratch.appendingPathComponent("relaunched.bin")
+        var first: DownloadResumption? = DownloadResumption()
+        try keepPart(of: key, in: first!, with: client)
+
+        let data = try XCTUnwrap(first?.takeResumeData())
+        XCTAssertEqual(first?.keptBytes, 0, "handed over")
+        XCTAssertNil(first?.takeResumeData(), "only once")
+        first = nil   // as when the app quits: the file stays
+        XCTAssertEqual(transportFiles().subtracting(before).count, 1)
+
+        let restored = DownloadResumption(resumeData: data)
+        XCTAssertEqual(restored.keptBytes, 70_000)
+        XCTAssertEqual(restored.expectedBytes, Int64(size))
+        _ = try value(of: client.download(endpoint(key, ""), to: destination, resumption: restored), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+        XCTAssertEqual(transportFiles().subtracting(before), [])
+    }
+
+    func test_givenResumeDataThatPointsElsewhereOrIsDamaged_thenTheResumptionIsEmptyAndNothingIsTouched() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: client)
+        let data = try XCTUnwrap(resumption.takeResumeData())
+        var stored = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let partFile = try XCTUnwrap(stored["file"] as? String)
+        defer { try? FileManager.default.removeItem(atPath: partFile) }
+        // A file of the right size outside the temporary folder, a link to the part, a
+        // changed length, and a validator that would inject a header.
+        let outside = scratch.appendingPathComponent("courier-download-outside")
+        try Data(count: 70_000).write(to: outside)
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-link-\(key)")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: partFile)
+        defer { try? FileManager.default.removeItem(at: link) }
+        let tampered: [(String, Any)] = [
+            ("file", outside.path), ("file", link.path), ("file", "/etc/passwd"), ("length", 69_999),
+            ("validator", "\"v1\"\r\nX-Evil: 1"), ("version", 2),
+        ]
+
+        for (field, value) in tampered {
+            let original = stored[field]
+            stored[field] = value
+            let restored = DownloadResumption(resumeData: try JSONSerialization.data(withJSONObject: stored))
+            XCTAssertEqual(restored.keptBytes, 0, "\(field) = \(value)")
+            stored[field] = original
+        }
+        XCTAssertEqual(DownloadResumption(resumeData: Data("not json".utf8)).keptBytes, 0)
+        XCTAssertEqual(try Data(contentsOf: outside).count, 70_000, "a file elsewhere is never touched")
+        XCTAssertEqual(DownloadResumption(resumeData: try JSONSerialization.data(withJSONObject: stored)).keptBytes, 70_000,
+                       "the untampered data still restores")
+    }
+
     func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
         let (first, second) = (counterKey() + "a", counterKey() + "b")
         let before = transportFiles()
