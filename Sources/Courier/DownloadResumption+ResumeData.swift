@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 extension DownloadResumption {
     /// Hands the kept part over as data the app can store (in a file, in its defaults), so that
@@ -83,9 +76,7 @@ private struct StoredPart: Codable {
         let folder = FileManager.default.temporaryDirectory.standardizedFileURL.path
         guard file.deletingLastPathComponent().standardizedFileURL.path == folder,
               file.lastPathComponent.hasPrefix("courier-download-") else { return nil }
-        var status = stat()
-        guard lstat(file.path, &status) == 0, status.st_mode & 0o170000 == 0o100000, status.st_uid == geteuid(),
-              Int64(status.st_size) == length else { return nil }
+        guard PrivateFile.sizeOfOwnRegularFile(file) == length else { return nil }
         return file
     }
 }

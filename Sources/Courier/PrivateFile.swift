@@ -85,6 +85,33 @@ enum PrivateFile {
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
+    /// The size of `url` when it is a regular file of this user (a link is judged as the link
+    /// itself, never its target); `nil` otherwise.
+    static func sizeOfOwnRegularFile(_ url: URL) -> Int64? {
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & 0o170000 == 0o100000, status.st_uid == geteuid() else {
+            return nil
+        }
+        return Int64(status.st_size)
+    }
+
+    /// Opens the existing file `url` for writing, only when it is a regular file of this user and
+    /// not a link: a saved download part is reopened this way, so that a link planted under its
+    /// name (in a shared temporary directory, after the file was swept) is never followed.
+    ///
+    /// - Throws: A `POSIXError` when it cannot be opened or is not such a file.
+    static func openOwnFileForWriting(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError() }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw posixError() }
+        guard status.st_mode & 0o170000 == 0o100000, status.st_uid == geteuid() else {
+            throw POSIXError(.EPERM)
+        }
+        return handle
+    }
+
     /// Opens `url` for reading and returns it with its size, only when it is a regular file: the
     /// type and size are read from the opened file itself, so a pipe swapped in after an earlier
     /// check is refused rather than blocking the reader (it is opened without waiting for a writer).

@@ -26,12 +26,13 @@ final class BodyFileWriter: @unchecked Sendable {
     }
 
     /// Reopens the file of `partial` to append the rest of its body (cut to the bytes it is
-    /// known to hold, should more have reached the disk).
+    /// known to hold, should more have reached the disk). Only a regular file of this user is
+    /// reopened, never through a link (see ``PrivateFile/openOwnFileForWriting(_:)``).
     ///
-    /// - Throws: The file system's error when the file is gone or cannot be written.
+    /// - Throws: The file system's error when the file is gone, is not such a file, or cannot be written.
     init(resuming partial: PartialDownload) throws {
         url = partial.fileURL
-        let handle = try FileHandle(forWritingTo: partial.fileURL)
+        let handle = try PrivateFile.openOwnFileForWriting(partial.fileURL)
         do {
             try handle.truncate(atOffset: UInt64(partial.length))
             try handle.seekToEnd()

@@ -254,6 +254,30 @@ extension ResumableDownloadIntegrationTests {
                        "the untampered data still restores")
     }
 
+    func test_givenALinkPlantedWhereThePartWas_whenResumed_thenTheLinkIsNotFollowedAndTheDownloadStartsOver() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: client)
+        let stored = try XCTUnwrap(JSONSerialization.jsonObject(with: XCTUnwrap(resumption.takeResumeData())) as? [String: Any])
+        let partFile = try XCTUnwrap(stored["file"] as? String)
+        let restored = DownloadResumption(resumeData: try JSONSerialization.data(withJSONObject: stored))
+        XCTAssertEqual(restored.keptBytes, 70_000)
+        // The part is swept, and a link to a file of the user's takes its name.
+        let victim = scratch.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        try FileManager.default.removeItem(atPath: partFile)
+        try FileManager.default.createSymbolicLink(atPath: partFile, withDestinationPath: victim.path)
+        defer { try? FileManager.default.removeItem(atPath: partFile) }
+        let destination = scratch.appendingPathComponent("fresh.bin")
+
+        _ = try value(of: client.download(endpoint(key, ""), to: destination, resumption: restored), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "started over")
+        XCTAssertEqual(try log(key).map(\.range), [nil, nil])
+        XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8), "the link's target is untouched")
+    }
+
     func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
         let (first, second) = (counterKey() + "a", counterKey() + "b")
         let before = transportFiles()
