@@ -187,9 +187,12 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
             throw .invalidRequest(reason: "this DownloadResumption is still used by another download; wait for its pause()")
         }
         claimed.stale?.discard()
-        // A part whose file is gone (deleted by hand, or by a sweep), or is no longer this user's
-        // regular file (a link planted under its name), is not resumed: the download starts over.
-        guard let part = claimed.part, PrivateFile.sizeOfOwnRegularFile(part.fileURL) != nil else { return nil }
+        // A part whose file is gone (deleted by hand, or by a sweep), shorter than it was, or no
+        // longer this user's private file (a link planted under its name) is not resumed: the
+        // download starts over.
+        guard let part = claimed.part, (PrivateFile.sizeOfOwnRegularFile(part.fileURL) ?? -1) >= part.length else {
+            return nil
+        }
         return part
     }
 

@@ -85,31 +85,36 @@ enum PrivateFile {
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
-    /// The size of `url` when it is a regular file of this user (a link is judged as the link
-    /// itself, never its target); `nil` otherwise.
+    /// The size of `url` when it is one of the client's private files: a regular file of this
+    /// user, readable by no one else, with no other name (a link is judged as the link itself,
+    /// never its target); `nil` otherwise.
     static func sizeOfOwnRegularFile(_ url: URL) -> Int64? {
         var status = stat()
-        guard lstat(url.path, &status) == 0, status.st_mode & 0o170000 == 0o100000, status.st_uid == geteuid() else {
-            return nil
-        }
+        guard lstat(url.path, &status) == 0, isOwnPrivateFile(status) else { return nil }
         return Int64(status.st_size)
     }
 
-    /// Opens the existing file `url` for writing, only when it is a regular file of this user and
-    /// not a link: a saved download part is reopened this way, so that a link planted under its
-    /// name (in a shared temporary directory, after the file was swept) is never followed.
+    /// Opens the existing file `url` for writing, only when it is one of the client's private
+    /// files (see ``sizeOfOwnRegularFile(_:)``) holding at least `minimumSize` bytes, and never
+    /// through a link: a saved download part is reopened this way, so that a link, a pipe or
+    /// another user's file planted under its name (in a shared temporary directory, after the
+    /// file was swept) is refused. The type and size are read from the opened file itself.
     ///
     /// - Throws: A `POSIXError` when it cannot be opened or is not such a file.
-    static func openOwnFileForWriting(_ url: URL) throws -> FileHandle {
+    static func openOwnFileForWriting(_ url: URL, minimumSize: Int64) throws -> FileHandle {
         let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw posixError() }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw posixError() }
-        guard status.st_mode & 0o170000 == 0o100000, status.st_uid == geteuid() else {
-            throw POSIXError(.EPERM)
-        }
+        guard isOwnPrivateFile(status), Int64(status.st_size) >= minimumSize else { throw POSIXError(.EPERM) }
         return handle
+    }
+
+    /// A regular file of this user, with no permission for anyone else and a single name.
+    private static func isOwnPrivateFile(_ status: stat) -> Bool {
+        status.st_mode & 0o170000 == 0o100000 && status.st_mode & 0o077 == 0 && status.st_uid == geteuid()
+            && status.st_nlink == 1
     }
 
     /// Opens `url` for reading and returns it with its size, only when it is a regular file: the

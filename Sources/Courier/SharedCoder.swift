@@ -10,7 +10,15 @@ import Foundation
 /// the coder's options when it starts and keeps its work in values of its own, so calls from
 /// several threads share nothing that changes. Changing a coder's options while a client uses
 /// it is the caller's race, on every system (``NetworkClient/Configuration/decoder`` says so).
-struct SharedCoder<Coder: AnyObject>: @unchecked Sendable {
+/// Custom strategies (`.custom { }` closures) and `userInfo` values are then also called from
+/// several threads at once, as on the systems that declare the coders `Sendable`.
+struct SharedCoder<Coder: SharableCoder>: @unchecked Sendable {
     /// The coder itself.
     let coder: Coder
 }
+
+/// The coders ``SharedCoder`` may hold; no other class can be boxed as `Sendable` by accident.
+protocol SharableCoder: AnyObject {}
+
+extension JSONDecoder: SharableCoder {}
+extension JSONEncoder: SharableCoder {}

@@ -26,13 +26,14 @@ final class BodyFileWriter: @unchecked Sendable {
     }
 
     /// Reopens the file of `partial` to append the rest of its body (cut to the bytes it is
-    /// known to hold, should more have reached the disk). Only a regular file of this user is
-    /// reopened, never through a link (see ``PrivateFile/openOwnFileForWriting(_:)``).
+    /// known to hold, should more have reached the disk). Only a private file of this user that
+    /// still holds those bytes is reopened, never through a link (see
+    /// ``PrivateFile/openOwnFileForWriting(_:minimumSize:)``): a shorter one would leave a gap.
     ///
     /// - Throws: The file system's error when the file is gone, is not such a file, or cannot be written.
     init(resuming partial: PartialDownload) throws {
         url = partial.fileURL
-        let handle = try PrivateFile.openOwnFileForWriting(partial.fileURL)
+        let handle = try PrivateFile.openOwnFileForWriting(partial.fileURL, minimumSize: partial.length)
         do {
             try handle.truncate(atOffset: UInt64(partial.length))
             try handle.seekToEnd()

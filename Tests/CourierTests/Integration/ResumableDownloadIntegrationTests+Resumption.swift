@@ -225,20 +225,22 @@ extension ResumableDownloadIntegrationTests {
         let client = try makeClient()
         let resumption = DownloadResumption()
         try keepPart(of: key, in: resumption, with: client)
-        let data = try XCTUnwrap(resumption.takeResumeData())
-        var stored = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let partFile = try XCTUnwrap(stored["file"] as? String)
-        defer { try? FileManager.default.removeItem(atPath: partFile) }
-        // A file of the right size outside the temporary folder, a link to the part, a
-        // changed length, and a validator that would inject a header.
-        let outside = scratch.appendingPathComponent("courier-download-outside")
-        try Data(count: 70_000).write(to: outside)
-        let link = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-link-\(key)")
-        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: partFile)
-        defer { try? FileManager.default.removeItem(at: link) }
+        var stored = try XCTUnwrap(JSONSerialization.jsonObject(with: XCTUnwrap(resumption.takeResumeData())) as? [String: Any])
+        let temporary = FileManager.default.temporaryDirectory
+        let partFile = temporary.appendingPathComponent(try XCTUnwrap(stored["file"] as? String))
+        defer { try? FileManager.default.removeItem(at: partFile) }
+        // A link to the part, and a readable copy of it, under names the client would use.
+        let link = temporary.appendingPathComponent("courier-download-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: partFile.path)
+        let shared = temporary.appendingPathComponent("courier-download-\(UUID().uuidString)")
+        try Data(count: 70_000).write(to: shared)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: shared.path)
+        defer { [link, shared].forEach { try? FileManager.default.removeItem(at: $0) } }
         let tampered: [(String, Any)] = [
-            ("file", outside.path), ("file", link.path), ("file", "/etc/passwd"), ("length", 69_999),
-            ("validator", "\"v1\"\r\nX-Evil: 1"), ("version", 2),
+            ("file", "../" + partFile.lastPathComponent), ("file", partFile.path), ("file", "courier-download-x"),
+            ("file", link.lastPathComponent), ("file", shared.lastPathComponent), ("length", 69_999),
+            ("totalLength", 70_000), ("totalLength", -5), ("validator", "\"v1\"\r\nX-Evil: 1"),
+            ("validator", "W/\"v1\""), ("version", 1),
         ]
 
         for (field, value) in tampered {
@@ -249,29 +251,34 @@ extension ResumableDownloadIntegrationTests {
             stored[field] = original
         }
         XCTAssertEqual(DownloadResumption(resumeData: Data("not json".utf8)).keptBytes, 0)
-        XCTAssertEqual(try Data(contentsOf: outside).count, 70_000, "a file elsewhere is never touched")
-        XCTAssertEqual(DownloadResumption(resumeData: try JSONSerialization.data(withJSONObject: stored)).keptBytes, 70_000,
-                       "the untampered data still restores")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partFile.path), "a refused restore leaves the part where it is")
+        XCTAssertEqual(try Data(contentsOf: shared).count, 70_000, "and touches no other file")
+
+        let data = try JSONSerialization.data(withJSONObject: stored)
+        let restored = DownloadResumption(resumeData: data)
+        XCTAssertEqual(restored.keptBytes, 70_000, "the untampered data restores")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partFile.path), "the part is taken over under a new name")
+        XCTAssertEqual(DownloadResumption(resumeData: data).keptBytes, 0, "so the same data restores once")
+        restored.discard()
     }
 
     func test_givenALinkPlantedWhereThePartWas_whenResumed_thenTheLinkIsNotFollowedAndTheDownloadStartsOver() throws {
         let key = counterKey()
+        let before = transportFiles()
         let client = try makeClient()
         let resumption = DownloadResumption()
         try keepPart(of: key, in: resumption, with: client)
-        let stored = try XCTUnwrap(JSONSerialization.jsonObject(with: XCTUnwrap(resumption.takeResumeData())) as? [String: Any])
-        let partFile = try XCTUnwrap(stored["file"] as? String)
-        let restored = DownloadResumption(resumeData: try JSONSerialization.data(withJSONObject: stored))
-        XCTAssertEqual(restored.keptBytes, 70_000)
+        let name = try XCTUnwrap(transportFiles().subtracting(before).first)
+        let partFile = FileManager.default.temporaryDirectory.appendingPathComponent(name)
         // The part is swept, and a link to a file of the user's takes its name.
         let victim = scratch.appendingPathComponent("victim.txt")
         try Data("precious".utf8).write(to: victim)
-        try FileManager.default.removeItem(atPath: partFile)
-        try FileManager.default.createSymbolicLink(atPath: partFile, withDestinationPath: victim.path)
-        defer { try? FileManager.default.removeItem(atPath: partFile) }
+        try FileManager.default.removeItem(at: partFile)
+        try FileManager.default.createSymbolicLink(atPath: partFile.path, withDestinationPath: victim.path)
+        defer { try? FileManager.default.removeItem(at: partFile) }
         let destination = scratch.appendingPathComponent("fresh.bin")
 
-        _ = try value(of: client.download(endpoint(key, ""), to: destination, resumption: restored), within: 30)
+        _ = try value(of: client.download(endpoint(key, ""), to: destination, resumption: resumption), within: 30)
 
         XCTAssertEqual(try Data(contentsOf: destination), pattern(size), "started over")
         XCTAssertEqual(try log(key).map(\.range), [nil, nil])
