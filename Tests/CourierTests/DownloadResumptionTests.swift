@@ -97,3 +97,50 @@ extension DownloadResumptionTests {
         XCTAssertFalse(FileManager.default.fileExists(atPath: first.fileURL.path))
     }
 }
+
+extension DownloadResumptionTests {
+    /// Many resumptions, each cycling through downloads that race a `pause()` from another
+    /// thread: every download settles once (saved, or cancelled), every pause fulfils, and every
+    /// resumption ends free, whichever wins each race.
+    func test_givenDownloadsRacingPausesOnManyThreads_thenEverythingSettlesAndEveryResumptionEndsFree() throws {
+        let client = NetworkClient.stubbing().body(Data("video".utf8)).delay(0.002).makeClient()
+        let cycles = 150
+        let outcomes = Protected((saved: 0, cancelled: 0, other: 0, pauses: 0))
+        let finished = DispatchGroup()
+        let folder: URL = scratch
+
+        DispatchQueue.concurrentPerform(iterations: 8) { lane in
+            let resumption = DownloadResumption()
+            let target = folder.appendingPathComponent("lane-\(lane)")
+            for cycle in 0..<cycles {
+                // `pause()` first, then a new download: a busy resumption would reject it.
+                _ = try? resumption.pause().wait(within: 5)
+                let download = client.download(File(), to: target, resumption: resumption)
+                finished.enter()
+                _ = download.tap { result in
+                    outcomes.withLock { counts in
+                        switch result {
+                        case .success: counts.saved += 1
+                        case .failure(let error) where (error as? NetworkError)?.shortName == "cancelled": counts.cancelled += 1
+                        case .failure: counts.other += 1
+                        }
+                    }
+                    finished.leave()
+                }
+                if cycle % 2 == 0 {
+                    DispatchQueue.global().async {
+                        _ = resumption.pause().tap { _ in outcomes.withLock { $0.pauses += 1 } }
+                    }
+                }
+            }
+            XCTAssertEqual(try? resumption.pause().wait(within: 5), 0, "lane \(lane): free at the end")
+            XCTAssertFalse(resumption.isInUse)
+        }
+
+        XCTAssertEqual(finished.wait(timeout: .now() + 30), .success)
+        let counts = outcomes.withLock { $0 }
+        XCTAssertEqual(counts.saved + counts.cancelled, 8 * cycles, "each download settled once")
+        XCTAssertEqual(counts.other, 0)
+        XCTAssertTrue(eventually { outcomes.withLock { $0.pauses } == 8 * cycles / 2 }, "every pause fulfilled")
+    }
+}
