@@ -30,8 +30,9 @@ import Promises
 ///   sends the whole new body.
 /// - One download at a time: a download given a resumption that another download still uses
 ///   rejects at once with ``NetworkError/invalidRequest(reason:)``. A download uses it until its
-///   transfer has stopped: before its caller hears when it succeeds or fails, but a moment after
-///   its promise settles when it is cancelled or times out (the transfer stops then). Wait for
+///   transfer has stopped: normally before its caller hears that it succeeded or failed, but a
+///   moment after its promise settles when it is cancelled or times out (the transfer stops
+///   then), and likewise when an earlier attempt that timed out is still stopping. Wait for
 ///   ``pause()`` before starting the next one.
 /// - One resource: a part is resumed only by a download with the same method, base URL and
 ///   endpoint path (the query may differ, for signed URLs); another download deletes it and
@@ -119,16 +120,17 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
     @discardableResult
     public func pause() -> Promise<Int64> {
         let (promise, resolver) = Promise<Int64>.pending()
-        let running = state.withLock { state -> (any CancellableRequest)?? in
-            guard state.user != nil else { return nil }
+        // Nothing running: what is kept now, read in the same lock (a download claiming the part
+        // right after must not make this 0).
+        let (kept, running) = state.withLock { state -> (Int64?, (any CancellableRequest)?) in
+            guard state.user != nil else { return (state.part?.length ?? 0, nil) }
             state.pauses.append(resolver)
-            return .some(state.cancellable)
+            return (nil, state.cancellable)
         }
-        switch running {
-        case nil:
-            resolver.fulfill(keptBytes)
-        case .some(let cancellable):
-            cancellable?.cancel()
+        if let kept {
+            resolver.fulfill(kept)
+        } else {
+            running?.cancel()
         }
         return promise
     }
@@ -189,8 +191,11 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
         claimed.stale?.discard()
         // A part whose file is gone (deleted by hand, or by a sweep), shorter than it was, or no
         // longer this user's private file (a link planted under its name) is not resumed: the
-        // download starts over.
-        guard let part = claimed.part, (PrivateFile.sizeOfOwnRegularFile(part.fileURL) ?? -1) >= part.length else {
+        // download starts over. A shorter file of ours is deleted; anything else is left alone.
+        guard let part = claimed.part else { return nil }
+        guard let size = PrivateFile.sizeOfOwnRegularFile(part.fileURL) else { return nil }
+        guard size >= part.length else {
+            part.discard()
             return nil
         }
         return part

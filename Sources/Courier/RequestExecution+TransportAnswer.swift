@@ -41,13 +41,14 @@ extension RequestExecution {
             return (state.deadline, duringSend)
         }
         withExtendedLifetime(finishedTask) {}
-        token?.end()
         guard let accepted else {
             // Late: the request timed out or was cancelled. A body the transport wrote to a
-            // file is nobody's now.
+            // file is nobody's now (deleted before the attempt ends: a `pause()` finds it gone).
             DownloadStorage.discard(result)
+            token?.end()
             return
         }
+        token?.end()
         accepted.deadline?.cancel()
         evaluate(result, request: sent, decodeElsewhere: accepted.duringSend && !sentOnCallersThread)
     }

@@ -316,7 +316,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 entry.failure = .transport(underlying: error)
             }
         }
-        let result: Result<HTTPResponse, any Error>
+        var result: Result<HTTPResponse, any Error>
         if let failure = entry.failure {
             result = .failure(failure)
         } else if let error {
@@ -333,11 +333,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         } else {
             result = .failure(URLError(.badServerResponse))
         }
-        if case .failure = result { entry.file?.discard() }
-        entry.resume?.discard()   // offered to an attempt that ended without a head
+        if case .failure(let failure) = result {
+            entry.file?.discard()
+            // A saved start offered to an attempt that failed before using it (a refused
+            // redirect, say) goes back untouched, for the next attempt.
+            if let offered = entry.resume, !(failure is InterruptedDownload) {
+                result = .failure(InterruptedDownload(underlying: failure, partial: offered))
+                entry.resume = nil
+            }
+        }
+        entry.resume?.discard()   // never reached with a part now; kept as the last safety net
         // Off the session's serial delegate queue: the client classifies and decodes in the
         // completion, which must not hold up the other tasks' callbacks.
         let completion = entry.completion
-        DispatchQueue.global().async { completion(result) }
+        let outcome = result
+        DispatchQueue.global().async { completion(outcome) }
     }
 }

@@ -108,8 +108,9 @@ public final class URLSessionTransport: HTTPTransport {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             // A plugin may have removed the URL or set another scheme; URLSession must not see it.
             let reason = "URLSessionTransport sends http and https URLs only, not \(request.url.map { Redaction.redact($0) } ?? "a request without a URL")"
-            context.partialDownload?.discard()
-            completion(.failure(NetworkError.invalidRequest(reason: reason)))
+            let refusal = NetworkError.invalidRequest(reason: reason)
+            // A saved start offered to this attempt goes back untouched (see `InterruptedDownload`).
+            completion(.failure(context.partialDownload.map { InterruptedDownload(underlying: refusal, partial: $0) } ?? refusal))
             return NoTask()
         }
         var request = request

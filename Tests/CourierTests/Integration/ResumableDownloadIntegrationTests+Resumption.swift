@@ -285,6 +285,21 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8), "the link's target is untouched")
     }
 
+    func test_givenAResumedAttemptTheTransportRefuses_thenThePartIsKept() throws {
+        let key = counterKey()
+        let resumption = DownloadResumption()
+        try keepPart(of: key, in: resumption, with: try makeClient())
+        // A plugin sends the attempt to another scheme: the transport refuses it before sending.
+        let client = try makeClient { $0.plugins = [SchemeChanger()] }
+
+        let error = failure(of: client.download(
+            endpoint(key, "", retry: RetryPolicy.none), to: scratch.appendingPathComponent("refused.bin"), resumption: resumption))
+
+        XCTAssertEqual(error.map(errorKind), "invalidRequest")
+        XCTAssertEqual(try value(of: resumption.pause()), 70_000, "the untouched part goes back to the resumption")
+        XCTAssertEqual(try log(key).count, 1, "nothing more was sent")
+    }
+
     func test_givenAPartOfAnotherResource_whenDownloaded_thenThePartIsDeletedAndTheDownloadStartsOver() throws {
         let (first, second) = (counterKey() + "a", counterKey() + "b")
         let before = transportFiles()
@@ -363,6 +378,17 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertTrue(eventually { download.withLock { $0 } != nil })
         XCTAssertEqual(download.withLock { $0 }.flatMap { failure(of: $0) }.map(errorKind), "cancelled")
         XCTAssertEqual(try log(key).count, 1, "the paused attempt was never sent")
+    }
+}
+
+/// Points every request at an `ftp:` URL.
+private struct SchemeChanger: RequestPlugin {
+    func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+        var changed = request
+        var components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+        components?.scheme = "ftp"
+        changed.url = components?.url
+        return changed
     }
 }
 
