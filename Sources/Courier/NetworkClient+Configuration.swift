@@ -28,7 +28,8 @@ extension NetworkClient {
         /// The clock starts when the request is issued, so time spent held by ``NetworkClient/pause()``
         /// counts (a held request cannot wait forever). A large multipart form with file parts is
         /// first copied to a temporary file; for such a request the clock starts with its copy,
-        /// which counts. Each retry gets a fresh timeout.
+        /// which counts, and waiting for its turn to be copied has a timeout of the same length.
+        /// Each retry gets a fresh timeout.
         public var timeout: TimeInterval
 
         /// The cache policy of every request. Default: `.useProtocolCachePolicy`.

@@ -162,12 +162,19 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// which may be the main thread), and a request cancelled meanwhile stops the copy. Such a
     /// request takes its place at the gate only once its form is written.
     ///
-    /// The first attempt's deadline starts when the copy starts (waiting behind other forms'
-    /// copies does not count) and covers it: a copy that is slow or stuck (a hung network file
-    /// system) ends the request with ``NetworkError/timedOut``.
+    /// The first attempt's deadline starts when the copy starts and covers it: a copy that is
+    /// slow or stuck (a hung network file system) ends the request with
+    /// ``NetworkError/timedOut``. Waiting behind other forms' copies has a timeout of its own, so
+    /// that a copy stuck for good cannot hold the forms behind it for ever.
     func start() {
         core.liveRequests.add(self)
         guard let stagedForm else { return beginAttempt() }
+        let waiting = core.configuration.scheduler.schedule(after: timeout) { [self] in
+            deadlineFired(attempt: 1)
+        }
+        state.withLock { state in
+            if !state.phase.isFinished { state.deadline = waiting }
+        }
         StagedForm.queue.async { [self] in
             let deadline = core.configuration.scheduler.schedule(after: timeout) { [self] in
                 deadlineFired(attempt: 1)
@@ -177,6 +184,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
                 state.deadline = deadline
                 return true
             }
+            waiting.cancel()
             guard kept else { return deadline.cancel() }
             do throws(NetworkError) {
                 try stagedForm.write { state.withLock { $0.phase.isFinished } }

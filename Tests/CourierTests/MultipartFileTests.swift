@@ -227,6 +227,26 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertTrue(eventually { stagedFiles().isSubset(of: before) }, "no copy is left")
     }
 
+    func test_givenACopyStuckForGood_thenAFormWaitingBehindItTimesOutInsteadOfWaitingForEver() throws {
+        let url = try writeFile(content, in: scratch, named: "clip.mp4")
+        let transport = RecordingTransport.answering(204)
+        let clock = VirtualClock()
+        let client = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
+        let stuck = holdCopy()
+        let first = client.request(Upload(form: forms(file: url, content: content).onDisk))
+        XCTAssertEqual(stuck.copying.wait(timeout: .now() + 5), .success, "the first copy hangs")
+
+        let behind = client.request(Upload(form: forms(file: url, content: content).onDisk))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the first copy's deadline, and the second form's wait")
+        clock.advance(by: 10)
+
+        XCTAssertEqual(outcomeName(Result { try behind.wait(within: 5) }), "timedOut", "not waiting for ever")
+        XCTAssertEqual(outcomeName(Result { try first.wait(within: 5) }), "timedOut")
+        stuck.release.signal()
+        StagedForm.queue.sync {}
+        XCTAssertEqual(transport.sendCount, 0)
+    }
+
     func test_givenAStagedForm_thenTheFirstAttemptsDeadlineCountsTheCopy() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport(.manual)
@@ -245,7 +265,7 @@ final class MultipartFileTests: XCTestCase {
         XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut", "ten seconds after the copy began")
     }
 
-    func test_givenAFormWaitingBehindOtherCopies_thenTheWaitDoesNotCountInItsTimeout() throws {
+    func test_givenAFormWaitingBehindOtherCopies_thenTheWaitAndItsOwnCopyEachHaveATimeout() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let transport = RecordingTransport(.manual)
         let clock = VirtualClock()
@@ -253,12 +273,13 @@ final class MultipartFileTests: XCTestCase {
         let promise = exampleClient(transport) { $0.scheduler = clock; $0.timeout = 10 }
             .request(Upload(form: forms(file: url, content: content).onDisk))
 
-        clock.advance(by: 100)
-        XCTAssertEqual(clock.pendingCount, 0, "no deadline runs while the form waits its turn")
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 1), "the wait for its turn has a timeout")
+        clock.advance(by: 9.9)
+        XCTAssertTrue(promise.isPending)
         release.signal()
         XCTAssertTrue(eventually { transport.sendCount == 1 })
         clock.advance(by: 9.9)
-        XCTAssertTrue(promise.isPending, "its ten seconds started with its own copy")
+        XCTAssertTrue(promise.isPending, "its ten seconds started again with its own copy")
         clock.advance(by: 0.1)
 
         XCTAssertEqual(outcomeName(Result { try promise.wait(within: 5) }), "timedOut")
