@@ -64,19 +64,7 @@ extension RequestExecution {
     ) {
         var answer = response
         answer.unresumedPart = nil
-        let resumable = context.resumesDownloads
-        let kept = state.withLock { state -> Bool in
-            guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
-            // As for an interrupted body: the deadline may have moved the attempt on meanwhile,
-            // and its retry still resumes.
-            switch state.phase {
-            case .preparing, .sending, .evaluating, .waitingToRetry: break
-            default: return false
-            }
-            state.partialDownload = part
-            return true
-        }
-        if !kept { drop(part) }
+        keepForNextAttempt(part, of: attempt, resumable: context.resumesDownloads)
         transportCompleted(
             .success(answer), attempt: attempt, request: sent, generation: generation,
             sentOnCallersThread: sentOnCallersThread, ending: token)
@@ -94,19 +82,26 @@ extension RequestExecution {
         _ interrupted: InterruptedDownload, attempt: Int, request sent: URLRequest, generation: UInt64,
         sentOnCallersThread: Bool, ending token: TransportAttempt?
     ) {
-        let resumable = acceptedStatusCodes.contains(206)
+        keepForNextAttempt(interrupted.partial, of: attempt, resumable: acceptedStatusCodes.contains(206))
+        transportCompleted(
+            .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
+            sentOnCallersThread: sentOnCallersThread, ending: token)
+    }
+
+    /// Keeps `part`, saved by `attempt`, for the next attempt when the request is still on that
+    /// attempt and may make another (`resumable`, and not settled); drops it otherwise. The
+    /// deadline may have moved the attempt on to evaluating or waiting to retry meanwhile: its
+    /// retry still resumes.
+    private func keepForNextAttempt(_ part: PartialDownload, of attempt: Int, resumable: Bool) {
         let kept = state.withLock { state -> Bool in
             guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
             switch state.phase {
             case .preparing, .sending, .evaluating, .waitingToRetry: break
             default: return false
             }
-            state.partialDownload = interrupted.partial
+            state.partialDownload = part
             return true
         }
-        if !kept { drop(interrupted.partial) }
-        transportCompleted(
-            .failure(interrupted.underlying), attempt: attempt, request: sent, generation: generation,
-            sentOnCallersThread: sentOnCallersThread, ending: token)
+        if !kept { drop(part) }
     }
 }

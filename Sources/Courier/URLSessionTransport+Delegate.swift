@@ -342,7 +342,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 entry.resume = nil
             }
         }
-        entry.resume?.discard()   // never reached with a part now; kept as the last safety net
         // Off the session's serial delegate queue: the client classifies and decodes in the
         // completion, which must not hold up the other tasks' callbacks.
         let completion = entry.completion
