@@ -60,9 +60,11 @@ public enum NetworkError: Error, Sendable {
     case timedOut
     /// The request was cancelled before it completed.
     case cancelled
-    /// The server rejected the credential and the authenticator could not obtain a new one.
+    /// The server rejected the credential and the authenticator could not obtain a new one, or a
+    /// ``URLSessionTransport/ChallengeHandler`` refused an authentication challenge.
     ///
-    /// - Parameter underlying: the error the refresh failed with.
+    /// - Parameter underlying: the error the refresh failed with; for a refused challenge
+    ///   `URLError(.userCancelledAuthentication)` (or `.serverCertificateUntrusted` for a server's certificate).
     case authenticationFailed(underlying: any Error)
     /// The request could not be built, e.g. a body that cannot be encoded or a path that makes no URL.
     ///

@@ -43,6 +43,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let stream: ResponseBodyStream?
         /// The head was delivered and the body goes to `stream`: the completion has been called.
         var streaming = false
+        /// An authentication challenge was declined to get the response it came with (FoundationNetworking).
+        var declinedChallenge = false
 
         /// The listener and the current report, or `nil` when nobody listens.
         var report: ProgressReport? { progress.map { ($0, transfer) } }
@@ -54,9 +56,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     let tasks = Protected<[Int: Entry]>([:])
     /// Which redirects are followed at all (the rule below still applies to those that are).
     let redirects: URLSessionTransport.RedirectPolicy
+    /// The user's answers to authentication challenges (`URLSessionTransport+Challenge.swift`).
+    let challengeHandler: URLSessionTransport.ChallengeHandler?
 
-    init(redirects: URLSessionTransport.RedirectPolicy = .follow) {
+    init(redirects: URLSessionTransport.RedirectPolicy = .follow, challengeHandler: URLSessionTransport.ChallengeHandler? = nil) {
         self.redirects = redirects
+        self.challengeHandler = challengeHandler
     }
 
     func register(
@@ -145,6 +150,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             // The declared length is the server's word, not a fact: reserve at most 1 MiB up
             // front (a huge reservation traps in Foundation or wastes memory); the body grows
             // as it arrives, and the limit is checked on every chunk.
+            // A second response (after an answered authentication challenge) replaces the first.
+            entry.body = Data()
+            entry.transfer.bytesReceived = 0
             if expected > 0 { entry.body.reserveCapacity(Int(min(expected, Self.largestReservation))) }
             tasks[identifier] = entry
             report = entry.report
@@ -293,6 +301,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        let error = Self.ignoringDeclinedChallenge(error, of: entry)
         if entry.streaming {
             // The head went out already: only the stream hears how the body ended.
             entry.stream?.finish(throwing: entry.failure ?? error)

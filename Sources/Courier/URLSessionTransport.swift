@@ -69,7 +69,41 @@ public final class URLSessionTransport: HTTPTransport {
     ///     drops them like the request's own; a request's own header of the same name wins. The
     ///     configuration object you pass is not changed.
     ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
-    public init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+        self.init(configuration: configuration, redirects: redirects, answering: nil)
+    }
+
+    /// Creates a transport with its own `URLSession` whose authentication challenges
+    /// `challengeHandler` answers: a user and password for a server that asks with
+    /// `WWW-Authenticate: Basic`, or on Apple platforms your own evaluation of the server's
+    /// certificate (pinning).
+    ///
+    /// ```swift
+    /// let transport = URLSessionTransport(challengeHandler: { challenge in
+    ///     guard challenge.protectionSpace.host == "intranet.example.com",
+    ///           challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic,
+    ///           challenge.previousFailureCount == 0 else { return .performDefaultHandling }
+    ///     return .useCredential(URLCredential(user: "reporter", password: password, persistence: .forSession))
+    /// })
+    /// ```
+    ///
+    /// Check the host: after a redirect, the challenge may come from another server. Without a
+    /// handler (the other initialiser) every challenge gets ``ChallengeAnswer/performDefaultHandling``.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration, as in ``init(configuration:redirects:)``.
+    ///     Default: `.ephemeral`.
+    ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
+    ///   - challengeHandler: Decides each challenge; see ``ChallengeHandler`` for where it runs and
+    ///     when it is no longer asked.
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
+        challengeHandler: @escaping ChallengeHandler
+    ) {
+        self.init(configuration: configuration, redirects: redirects, answering: challengeHandler)
+    }
+
+    private init(configuration: URLSessionConfiguration, redirects: RedirectPolicy, answering challengeHandler: ChallengeHandler?) {
         // URLSession adds `httpAdditionalHeaders` to every request it sends, redirects included,
         // where the redirect rule cannot see (or strip) them.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
@@ -83,7 +117,7 @@ public final class URLSessionTransport: HTTPTransport {
             configuration.httpAdditionalHeaders = additional
         }
         self.sessionCredentials = credentials
-        let delegate = URLSessionTransportDelegate(redirects: redirects)
+        let delegate = URLSessionTransportDelegate(redirects: redirects, challengeHandler: challengeHandler)
         let queue = OperationQueue()
         queue.name = "courier.urlsession"
         queue.maxConcurrentOperationCount = 1

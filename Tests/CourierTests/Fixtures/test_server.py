@@ -23,6 +23,11 @@ Routes (every route answers any method unless noted):
   /bearer[/<realm>]          200 {"authenticated":true,"token":T} when Authorization: Bearer T is the realm's
                              valid token, else 401 {"metadata":{"status":"401","desc":"token expired"}}
   /x-auth[/<realm>]          the same with the header x-auth-token: T (no scheme)
+                             (both: ?challenge=basic adds WWW-Authenticate: Basic realm="courier" to the 401)
+  /basic-auth/<user>/<password>
+                             200 {"authenticated":true,"user":U} for Authorization: Basic of user:password,
+                             else 401 with WWW-Authenticate: Basic realm="courier" and
+                             {"metadata":{"status":"401","desc":"credentials required"}}
   POST /auth/token[/<realm>] rotate: {"token": new}, the only valid token from now on
   GET  /auth/valid[/<realm>]?token=T   {"valid": bool}
   POST /auth/set[/<realm>]?token=T     make T the valid token
@@ -70,6 +75,7 @@ Routes (every route answers any method unless noted):
 """
 
 import argparse
+import base64
 import email.parser
 import email.policy
 import gzip
@@ -85,6 +91,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+BASIC_CHALLENGE = 'Basic realm="courier"'
 MAX_DELAY = 30.0
 MAX_STALL = 60.0
 MAX_BYTES = 100 * 1024 * 1024
@@ -362,20 +369,30 @@ class Handler(BaseHTTPRequestHandler):
         target = "/redirect/%d" % (n - 1) if n > 1 else "/anything"
         self.send(302, b"", None, {"Location": target})
 
-    def check_token(self, presented, realm):
+    def check_token(self, presented, realm, query):
         valid = STATE.token(realm)
         if presented is not None and presented == valid:
             self.send_json(200, {"authenticated": True, "token": presented})
         else:
-            self.send_json(401, {"metadata": {"status": "401", "desc": "token expired"}})
+            challenge = {"WWW-Authenticate": BASIC_CHALLENGE} if first(query, "challenge") == "basic" else None
+            self.send_json(401, {"metadata": {"status": "401", "desc": "token expired"}}, challenge)
+
+    def route_basic_auth(self, parts, query, segments, body):
+        user, password = segments[1], segments[2]
+        expected = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+        if self.headers.get("Authorization") == expected:
+            self.send_json(200, {"authenticated": True, "user": user})
+        else:
+            self.send_json(401, {"metadata": {"status": "401", "desc": "credentials required"}},
+                           {"WWW-Authenticate": BASIC_CHALLENGE})
 
     def route_bearer(self, parts, query, segments, body):
         value = self.headers.get("Authorization", "")
         presented = value[len("Bearer "):] if value.startswith("Bearer ") else None
-        self.check_token(presented, realm_of(segments, 1))
+        self.check_token(presented, realm_of(segments, 1), query)
 
     def route_x_auth(self, parts, query, segments, body):
-        self.check_token(self.headers.get("x-auth-token"), realm_of(segments, 1))
+        self.check_token(self.headers.get("x-auth-token"), realm_of(segments, 1), query)
 
     def route_auth(self, parts, query, segments, body):
         action = segments[1] if len(segments) > 1 else ""
@@ -632,6 +649,7 @@ ROUTES = {
     "redirect-to": Handler.route_redirect_to,
     "redirect": Handler.route_redirect,
     "bearer": Handler.route_bearer,
+    "basic-auth": Handler.route_basic_auth,
     "x-auth": Handler.route_x_auth,
     "auth": Handler.route_auth,
     "counter": Handler.route_counter,

@@ -51,6 +51,17 @@ final class AuthenticationIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(json["token"].string.map { $0.hasPrefix("token-1-") }, true)
     }
 
+    func test_givenA401ThatAlsoChallengesBasic_thenItRefreshesAndReplaysInsteadOfWaitingForTheTimeout() throws {
+        // FoundationNetworking on its own never finishes a 401 carrying `WWW-Authenticate: Basic`.
+        let realm = try newRealm()
+        let client = try makeAuthenticatedClient(realm: realm, token: "expired")
+        let endpoint = LiveJSONEndpoint(path: "bearer/\(realm)", query: [URLQueryItem(name: "challenge", value: "basic")],
+                                        timeout: 30)
+        let json = try value(of: client.request(endpoint), within: 15)
+        XCTAssertEqual(json["authenticated"].bool, true)
+        XCTAssertEqual(try rotations(realm), 1)
+    }
+
     func test_givenTenConcurrentRequestsWithAnExpiredToken_thenOneRefreshServesThemAll() throws {
         let realm = try newRealm()
         let client = try makeAuthenticatedClient(realm: realm, token: "expired")
