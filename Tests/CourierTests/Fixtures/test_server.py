@@ -25,7 +25,7 @@ Routes (every route answers any method unless noted):
   /x-auth[/<realm>]          the same with the header x-auth-token: T (no scheme)
                              (both: ?challenge=basic adds WWW-Authenticate: Basic realm="courier" to the 401)
   /basic-auth/<user>/<password>
-                             200 {"authenticated":true,"user":U} for Authorization: Basic of user:password,
+                             200 {"authenticated":true,"user":U,"body_length":N} for Authorization: Basic of user:password,
                              else 401 with WWW-Authenticate: Basic realm="courier" and
                              {"metadata":{"status":"401","desc":"credentials required"}}
   POST /auth/token[/<realm>] rotate: {"token": new}, the only valid token from now on
@@ -381,7 +381,7 @@ class Handler(BaseHTTPRequestHandler):
         user, password = segments[1], segments[2]
         expected = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
         if self.headers.get("Authorization") == expected:
-            self.send_json(200, {"authenticated": True, "user": user})
+            self.send_json(200, {"authenticated": True, "user": user, "body_length": len(body)})
         else:
             self.send_json(401, {"metadata": {"status": "401", "desc": "credentials required"}},
                            {"WWW-Authenticate": BASIC_CHALLENGE})

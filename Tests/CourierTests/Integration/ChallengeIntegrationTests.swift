@@ -12,7 +12,7 @@ import FoundationNetworking
 final class ChallengeIntegrationTests: IntegrationTestCase {
     /// What a handler was asked: each challenge's method, host, realm and failure count.
     // @unchecked Sendable: `asked` is only read and written while holding `lock`.
-    private final class ChallengeLog: @unchecked Sendable {
+    final class ChallengeLog: @unchecked Sendable {
         private let lock = NSLock()
         private var asked: [(method: String, host: String, realm: String?, failures: Int)] = []
 
@@ -25,7 +25,7 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
     }
 
     /// A client over a transport whose challenges `answer` decides, each one recorded in `log`.
-    private func makeClient(log: ChallengeLog, answer: @escaping @Sendable (URLAuthenticationChallenge) -> URLSessionTransport.ChallengeAnswer,
+    func makeClient(log: ChallengeLog, answer: @escaping @Sendable (URLAuthenticationChallenge) -> URLSessionTransport.ChallengeAnswer,
                             configure: (inout NetworkClient.Configuration) -> Void = { _ in }) throws -> NetworkClient {
         var configuration = NetworkClient.Configuration(baseURL: try server.baseURL)
         configure(&configuration)
@@ -36,7 +36,7 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
         return NetworkClient(configuration: configuration, transport: transport)
     }
 
-    private static func credential(_ password: String) -> URLCredential {
+    static func credential(_ password: String) -> URLCredential {
         URLCredential(user: "reporter", password: password, persistence: .none)
     }
 
@@ -148,5 +148,35 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
             XCTAssertEqual(error.statusCode, 401)
             XCTAssertEqual(error.metadata?.message, "credentials required")
         }
+    }
+}
+
+extension ChallengeIntegrationTests {
+    func test_givenAPostAnsweredWithTheCredential_thenTheSecondRequestCarriesTheBodyAgain() throws {
+        let client = try makeClient(log: ChallengeLog()) { challenge in
+            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
+        }
+        let body = Data(repeating: UInt8(ascii: "x"), count: 3_000)
+        let endpoint = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", method: .post, body: .data(body, contentType: "text/plain"), timeout: 20)
+
+        let json = try value(of: client.request(endpoint), within: 15)
+
+        XCTAssertEqual(json["authenticated"].bool, true)
+        XCTAssertEqual(json["body_length"].int, body.count)
+    }
+
+    func test_givenAFileUploadAnsweredWithTheCredential_thenTheSecondRequestCarriesTheFileAgain() throws {
+        let folder = try makeScratchFolder("ChallengeIT")
+        defer { removeScratchFolder(folder) }
+        let file = try writeFile(Data(repeating: UInt8(ascii: "y"), count: 5_000), in: folder)
+        let client = try makeClient(log: ChallengeLog()) { challenge in
+            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
+        }
+        let endpoint = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", method: .put, body: .file(file, contentType: "text/plain"), timeout: 20)
+
+        let json = try value(of: client.request(endpoint), within: 15)
+
+        XCTAssertEqual(json["authenticated"].bool, true)
+        XCTAssertEqual(json["body_length"].int, 5_000)
     }
 }
