@@ -34,6 +34,13 @@ enum HostileWireCorpus {
             + item + "\r\n" + ending
     }
 
+    /// A `status` answer with `challenge` (whole header lines) and a metadata body.
+    private static func challenged(_ status: Int, _ challenge: String) -> String {
+        let body = #"{"metadata":{"status":"401","desc":"sign in"}}"#
+        return "HTTP/1.1 \(status) Challenge\r\n" + challenge + "Content-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+    }
+
     static let all: [HostileWireResponse] = [
         HostileWireResponse("empty reply", "", expect: .transport),
         HostileWireResponse("body without a status line (HTTP/0.9)", item, expect: .transport),
@@ -68,6 +75,27 @@ enum HostileWireCorpus {
         HostileWireResponse("a 200 KiB header line",
                             "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "b", count: 200 * 1_024)
                                 + "\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .transport),
+        HostileWireResponse("100 Continue, then the answer",
+                            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .decoded),
+        HostileWireResponse("103 Early Hints, then the answer",
+                            "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                                + "HTTP/1.1 200 OK\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .decoded),
+        // FoundationNetworking waits for ever on a Basic challenge unless the transport declines it.
+        HostileWireResponse("401 with a Basic challenge", challenged(401, "WWW-Authenticate: Basic realm=\"x\"\r\n"),
+                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
+        HostileWireResponse("401 with a Basic challenge and no body",
+                            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
+                            expect: .clientError(401, metadata: .none)),
+        HostileWireResponse("401 with a Bearer and a Basic challenge",
+                            challenged(401, "WWW-Authenticate: Bearer realm=\"x\"\r\nWWW-Authenticate: Basic realm=\"x\"\r\n"),
+                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
+        HostileWireResponse("407 with a Basic proxy challenge", challenged(407, "Proxy-Authenticate: Basic realm=\"x\"\r\n"),
+                            expect: .clientError(407, metadata: .fields(status: "401", message: "sign in"))),
+        HostileWireResponse("401 with a Basic challenge, closed mid-body",
+                            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 500\r\n\r\n{\"message\"",
                             expect: .transport),
         HostileWireResponse("404 closed mid-body",
                             "HTTP/1.1 404 Not Found\r\nContent-Length: 500\r\n\r\n{\"message\":\"gone",
