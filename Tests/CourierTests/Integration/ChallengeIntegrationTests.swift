@@ -180,3 +180,19 @@ extension ChallengeIntegrationTests {
         XCTAssertEqual(json["body_length"].int, 5_000)
     }
 }
+
+extension ChallengeIntegrationTests {
+    func test_givenAStreamThatAcceptsThe401_thenItsBodyIsStreamedToTheEnd() async throws {
+        let client = try makeClient()
+        let endpoint = Request<EmptyResponse>("basic-auth/reporter/s3cret", timeout: 20, acceptedStatusCodes: [200, 401])
+        let (status, body) = try await bounded {
+            let streamed = try await client.stream(endpoint)
+            var body = Data()
+            for try await piece in streamed { body.append(piece) }
+            return (streamed.response.statusCode, body)
+        }
+        XCTAssertEqual(status, 401)
+        XCTAssertEqual(try JSON(data: body)["metadata"]["desc"].string, "credentials required",
+                       "the whole body arrives and the stream ends without an error")
+    }
+}
