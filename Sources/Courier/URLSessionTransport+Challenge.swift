@@ -5,12 +5,23 @@ import FoundationNetworking
 
 extension URLSessionTransport {
     /// How ``URLSessionTransport`` answers an authentication challenge: a server's
-    /// `WWW-Authenticate: Basic` on a `401`, a proxy's, or (on Apple platforms) a server's
-    /// certificate to evaluate, for certificate or public-key pinning.
+    /// `WWW-Authenticate: Basic` on a `401`, and on Apple platforms also a proxy's, other HTTP
+    /// schemes, and the server's certificate to evaluate (certificate or public-key pinning).
+    /// FoundationNetworking on Linux raises a challenge only for a `401` with a `Basic` challenge
+    /// that names a realm; every other `401` and `407` arrives as a response.
+    ///
+    /// **Linux.** FoundationNetworking answers a credential by sending the request it started
+    /// with again, so the transport uses a credential only when that is still the same request:
+    /// not after a redirect (the credential would go to the first URL), not for a body the request
+    /// streams from an `InputStream` (it would arrive empty), and not for a ``NetworkClient/stream(_:)``
+    /// request whose endpoint accepted the `401` (its head was already handed out). In those cases
+    /// the `401` is delivered, as with ``performDefaultHandling``. A redirect after a credential was
+    /// accepted fails the request with ``NetworkError/invalidRequest(reason:)``, because
+    /// FoundationNetworking would send the original request again instead of following it.
     public enum ChallengeAnswer {
         /// Answer with this credential: a user and password (`URLCredential(user:password:persistence:)`),
-        /// a client certificate, or on Apple platforms `URLCredential(trust:)` for a server trust
-        /// you evaluated and accept.
+        /// or on Apple platforms a client certificate or `URLCredential(trust:)` for a server trust
+        /// you evaluated and accept. On Linux, see the rules above.
         case useCredential(URLCredential)
         /// What `URLSession` does without a handler. On Apple platforms: the system's trust
         /// evaluation for certificates, stored credentials for HTTP authentication, and otherwise
@@ -42,15 +53,25 @@ extension URLSessionTransportDelegate {
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        let answer: URLSessionTransport.ChallengeAnswer
+        let identifier = task.taskIdentifier
+        guard let state = tasks.withLock({ $0[identifier] }).map(ChallengedTask.init), !state.failed else {
+            // Nobody waits for this task's answer any more (a rule failed it, or it is unknown).
+            return completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+        var answer = URLSessionTransport.ChallengeAnswer.performDefaultHandling
         if let challengeHandler, challenge.previousFailureCount < URLSessionTransport.maximumChallengeFailures {
             answer = challengeHandler(challenge)
-        } else {
-            answer = .performDefaultHandling
         }
-        let identifier = task.taskIdentifier
+        #if canImport(FoundationNetworking)
+        if case .useCredential = answer, !state.canBeResent(task) { answer = .performDefaultHandling }
+        #endif
         switch answer {
         case .useCredential(let credential):
+            let sent = task.countOfBytesSent
+            tasks.withLock { tasks in
+                tasks[identifier]?.answeredWithCredential = true
+                tasks[identifier]?.sentBeforeCredential = sent
+            }
             completionHandler(.useCredential, credential)
         case .cancel:
             let reason = URLError(Self.refusalCode(for: challenge))
@@ -67,6 +88,43 @@ extension URLSessionTransportDelegate {
             completionHandler(.performDefaultHandling, nil)
             #endif
         }
+    }
+
+    /// What the challenge callback needs to know about its task.
+    private struct ChallengedTask {
+        let failed: Bool
+        let streaming: Bool
+        let redirected: Bool
+        let uploadsFile: Bool
+
+        init(_ entry: Entry) {
+            failed = entry.failure != nil
+            streaming = entry.streaming
+            redirected = entry.redirected
+            uploadsFile = entry.uploadsFile
+        }
+
+        /// Whether FoundationNetworking can resend `task` with a credential as it was sent: it
+        /// resends the *original* request (so not after a redirect, where the credential would go
+        /// to the first URL and every later redirect would bring that request back), a streamed
+        /// body arrives empty the second time, and a head already handed to a stream cannot be
+        /// taken back.
+        func canBeResent(_ task: URLSessionTask) -> Bool {
+            !streaming && !redirected && (uploadsFile || task.originalRequest?.httpBodyStream == nil)
+        }
+    }
+
+    /// `decision`, unless it follows a redirect after a challenge was answered with a credential
+    /// on FoundationNetworking, which would send the original request again instead (up to its
+    /// redirect limit, each time with the credential).
+    static func checkingAnsweredChallenge(_ decision: RedirectRule.Decision, answeredWithCredential: Bool) -> RedirectRule.Decision {
+        #if canImport(FoundationNetworking)
+        if case .follow = decision, answeredWithCredential {
+            return .refuse(.invalidRequest(
+                reason: "a redirect after an answered authentication challenge is not followed (FoundationNetworking would send the original request again)"))
+        }
+        #endif
+        return decision
     }
 
     /// The code of the error a refused `challenge` fails its request with.

@@ -45,6 +45,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var streaming = false
         /// An authentication challenge was declined to get the response it came with (FoundationNetworking).
         var declinedChallenge = false
+        /// A challenge was answered with a credential: FoundationNetworking resends the original
+        /// request, and would send it again instead of any later redirect.
+        var answeredWithCredential = false
+        /// A redirect was followed: FoundationNetworking would send a credential to the original URL.
+        var redirected = false
+        /// The bytes FoundationNetworking counted as sent before it resent the request with a credential.
+        var sentBeforeCredential: Int64 = 0
 
         /// The listener and the current report, or `nil` when nobody listens.
         var report: ProgressReport? { progress.map { ($0, transfer) } }
@@ -254,10 +261,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        updateProgress(task.taskIdentifier) { transfer in
-            transfer.bytesSent = totalBytesSent
-            if totalBytesExpectedToSend >= 0 { transfer.totalBytesToSend = totalBytesExpectedToSend }
+        let identifier = task.taskIdentifier
+        let report = tasks.withLock { tasks -> ProgressReport? in
+            guard var entry = tasks[identifier], entry.progress != nil else { return nil }
+            // FoundationNetworking keeps counting across a resend with a credential.
+            entry.transfer.bytesSent = max(0, totalBytesSent - entry.sentBeforeCredential)
+            if totalBytesExpectedToSend >= 0 { entry.transfer.totalBytesToSend = totalBytesExpectedToSend }
+            tasks[identifier] = entry
+            return entry.report
         }
+        if let report { report.listener(report.transfer) }
     }
 
     // MARK: URLSessionTaskDelegate
@@ -267,13 +280,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile) } }
+        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile, $0.answeredWithCredential) } }
         let original = registered?.0 ?? task.originalRequest?.url
-        let decision = Self.checkingUploadBody(
-            RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
-            uploadsFile: registered?.1 == true, status: response.statusCode)
+        let decision = Self.checkingAnsweredChallenge(
+            Self.checkingUploadBody(
+                RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
+                uploadsFile: registered?.1 == true, status: response.statusCode),
+            answeredWithCredential: registered?.2 == true)
         switch decision {
         case .follow(let next):
+            tasks.withLock { $0[identifier]?.redirected = true }
             completionHandler(next)
         case .deliver:
             completionHandler(nil)   // the 3xx response itself is the answer

@@ -18,6 +18,7 @@ extension URLSessionTransportDelegate {
     ) -> Bool {
         let offered = entry.resume
         entry.resume = nil
+        entry.transfer.bytesReceived = 0   // a second response (after a challenge) starts the count again
         if let offered, let complete = offered.answer(status: status, headers: headers) {
             resumed = offered
             entry.validator = offered.validator

@@ -87,7 +87,8 @@ public final class URLSessionTransport: HTTPTransport {
     /// })
     /// ```
     ///
-    /// Check the host: after a redirect, the challenge may come from another server. Without a
+    /// Check the host: after a redirect, the challenge may come from another server (on Linux a
+    /// credential is not used after a redirect at all; see ``ChallengeAnswer``). Without a
     /// handler (the other initialiser) every challenge gets ``ChallengeAnswer/performDefaultHandling``.
     ///
     /// - Parameters:

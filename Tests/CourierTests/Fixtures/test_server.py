@@ -25,7 +25,8 @@ Routes (every route answers any method unless noted):
   /x-auth[/<realm>]          the same with the header x-auth-token: T (no scheme)
                              (both: ?challenge=basic adds WWW-Authenticate: Basic realm="courier" to the 401)
   /basic-auth/<user>/<password>
-                             200 {"authenticated":true,"user":U,"body_length":N} for Authorization: Basic of user:password,
+                             200 {"authenticated":true,"user":U,"body_length":N} for Authorization: Basic of user:password
+                             (302 to U instead with ?then=U),
                              else 401 with WWW-Authenticate: Basic realm="courier" and
                              {"metadata":{"status":"401","desc":"credentials required"}}
   POST /auth/token[/<realm>] rotate: {"token": new}, the only valid token from now on
@@ -380,7 +381,9 @@ class Handler(BaseHTTPRequestHandler):
     def route_basic_auth(self, parts, query, segments, body):
         user, password = segments[1], segments[2]
         expected = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-        if self.headers.get("Authorization") == expected:
+        if self.headers.get("Authorization") == expected and first(query, "then"):
+            self.send(302, b"", None, {"Location": first(query, "then")})
+        elif self.headers.get("Authorization") == expected:
             self.send_json(200, {"authenticated": True, "user": user, "body_length": len(body)})
         else:
             self.send_json(401, {"metadata": {"status": "401", "desc": "credentials required"}},

@@ -40,7 +40,12 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
         URLCredential(user: "reporter", password: password, persistence: .none)
     }
 
-    private let protected = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", timeout: 20)
+    /// The right credential for the first challenge, then the default handling.
+    @Sendable static func rightCredentialOnce(_ challenge: URLAuthenticationChallenge) -> URLSessionTransport.ChallengeAnswer {
+        challenge.previousFailureCount == 0 ? .useCredential(credential("s3cret")) : .performDefaultHandling
+    }
+
+    let protected = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", timeout: 20)
 
     func test_givenABasicChallengeAndNoHandler_thenThe401ArrivesWithItsMetadataInsteadOfATimeout() throws {
         let client = try makeClient()
@@ -57,9 +62,7 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
 
     func test_givenAHandlerWithTheRightCredential_thenTheRequestSucceedsWithTheSecondResponseAlone() throws {
         let log = ChallengeLog()
-        let client = try makeClient(log: log) { challenge in
-            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
-        }
+        let client = try makeClient(log: log, answer: Self.rightCredentialOnce)
 
         let response = try value(of: client.response(for: protected), within: 15)
 
@@ -127,9 +130,7 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
     func test_givenABasicChallengeOnADownloadAnsweredWithTheCredential_thenTheFileHoldsOnlyTheSecondBody() throws {
         let folder = try makeScratchFolder("ChallengeIT")
         defer { removeScratchFolder(folder) }
-        let client = try makeClient(log: ChallengeLog()) { challenge in
-            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
-        }
+        let client = try makeClient(log: ChallengeLog(), answer: Self.rightCredentialOnce)
         let destination = folder.appendingPathComponent("report.json")
 
         let file = try value(of: client.download(protected, to: destination), within: 15)
@@ -153,9 +154,7 @@ final class ChallengeIntegrationTests: IntegrationTestCase {
 
 extension ChallengeIntegrationTests {
     func test_givenAPostAnsweredWithTheCredential_thenTheSecondRequestCarriesTheBodyAgain() throws {
-        let client = try makeClient(log: ChallengeLog()) { challenge in
-            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
-        }
+        let client = try makeClient(log: ChallengeLog(), answer: Self.rightCredentialOnce)
         let body = Data(repeating: UInt8(ascii: "x"), count: 3_000)
         let endpoint = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", method: .post, body: .data(body, contentType: "text/plain"), timeout: 20)
 
@@ -169,9 +168,7 @@ extension ChallengeIntegrationTests {
         let folder = try makeScratchFolder("ChallengeIT")
         defer { removeScratchFolder(folder) }
         let file = try writeFile(Data(repeating: UInt8(ascii: "y"), count: 5_000), in: folder)
-        let client = try makeClient(log: ChallengeLog()) { challenge in
-            challenge.previousFailureCount == 0 ? .useCredential(Self.credential("s3cret")) : .performDefaultHandling
-        }
+        let client = try makeClient(log: ChallengeLog(), answer: Self.rightCredentialOnce)
         let endpoint = LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", method: .put, body: .file(file, contentType: "text/plain"), timeout: 20)
 
         let json = try value(of: client.request(endpoint), within: 15)
