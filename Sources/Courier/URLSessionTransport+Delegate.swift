@@ -283,9 +283,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile, $0.answeredWithCredential) } }
         let original = registered?.0 ?? task.originalRequest?.url
         let decision = Self.checkingAnsweredChallenge(
-            Self.checkingUploadBody(
+            Self.checkingBody(
                 RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
-                uploadsFile: registered?.1 == true, status: response.statusCode),
+                of: task.currentRequest ?? task.originalRequest, uploadsFile: registered?.1 == true, status: response.statusCode),
             answeredWithCredential: registered?.2 == true)
         switch decision {
         case .follow(let next):
@@ -300,15 +300,22 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
-    /// `decision`, unless it follows a 307 or 308 of a file upload on FoundationNetworking, which
-    /// sends the redirected request without the file: it would arrive empty and look like a success.
-    private static func checkingUploadBody(
-        _ decision: RedirectRule.Decision, uploadsFile: Bool, status: Int
+    /// `decision`, unless it follows a 307 or 308 of a request with a body on FoundationNetworking,
+    /// which sends the redirected request without its body (a file upload's, and a data body's
+    /// too: `Content-Length: 0`): it would arrive empty and look like a success.
+    ///
+    /// - Parameter hop: The request that got the redirect (after a 303, a `GET` without a body).
+    private static func checkingBody(
+        _ decision: RedirectRule.Decision, of hop: URLRequest?, uploadsFile: Bool, status: Int
     ) -> RedirectRule.Decision {
         #if canImport(FoundationNetworking)
-        if case .follow = decision, uploadsFile, status == 307 || status == 308 {
+        let method = hop?.httpMethod?.uppercased() ?? "GET"
+        let sendsBody = method != "GET" && method != "HEAD"
+            && (uploadsFile || hop?.httpBody?.isEmpty == false || hop?.httpBodyStream != nil)
+        if case .follow = decision, sendsBody, status == 307 || status == 308 {
+            let what = uploadsFile ? "file upload" : "request with a body"
             return .refuse(.invalidRequest(
-                reason: "a \(status) redirect of a file upload is not followed (FoundationNetworking would send it without its body)"))
+                reason: "a \(status) redirect of a \(what) is not followed (FoundationNetworking would send it without its body)"))
         }
         #endif
         return decision
