@@ -32,8 +32,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var totalLength: Int64?
         /// The body is the rest of a saved start: the file must end at ``totalLength``.
         var appendsToSavedStart = false
-        /// The body is sent from a file (an upload task).
-        let uploadsFile: Bool
+        /// The file the body is sent from (an upload task).
+        let uploadFile: URL?
+        var uploadsFile: Bool { uploadFile != nil }
+        /// What cancels the request's current task (`nil` in unit tests that register by hand).
+        let handle: TaskHandle?
+        /// The next request of a 307 or 308 that the transport sends itself with its body, once the
+        /// redirect response is complete (FoundationNetworking; `URLSessionTransport+RedirectBody.swift`).
+        var resendTo: URLRequest?
+        /// Redirects followed by sending a new task.
+        var resentRedirects = 0
         /// Set when a rule (size, redirect) ended the task: reported instead of what URLSession says.
         var failure: NetworkError?
         /// Where progress goes (`nil`: nobody listens), and what has been reported so far.
@@ -73,14 +81,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
-        uploadsFile: Bool = false,
+        uploadFile: URL? = nil, handle: TaskHandle? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
         resumable: Bool = false, resuming partial: PartialDownload? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
-            resumable: toFile && resumable, uploadsFile: uploadsFile, progress: progress, stream: stream)
+            resumable: toFile && resumable, uploadFile: uploadFile, handle: handle, progress: progress, stream: stream)
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
@@ -280,13 +288,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.uploadsFile, $0.answeredWithCredential) } }
+        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential) } }
         let original = registered?.0 ?? task.originalRequest?.url
-        let decision = Self.checkingAnsweredChallenge(
-            Self.checkingBody(
+        let decision = keepingBody(
+            Self.checkingAnsweredChallenge(
                 RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
-                of: task.currentRequest ?? task.originalRequest, uploadsFile: registered?.1 == true, status: response.statusCode),
-            answeredWithCredential: registered?.2 == true)
+                answeredWithCredential: registered?.1 == true),
+            of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         switch decision {
         case .follow(let next):
             tasks.withLock { $0[identifier]?.redirected = true }
@@ -300,31 +308,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
-    /// `decision`, unless it follows a 307 or 308 of a request with a body on FoundationNetworking,
-    /// which sends the redirected request without its body (a file upload's, and a data body's
-    /// too: `Content-Length: 0`): it would arrive empty and look like a success.
-    ///
-    /// - Parameter hop: The request that got the redirect (after a 303, a `GET` without a body).
-    private static func checkingBody(
-        _ decision: RedirectRule.Decision, of hop: URLRequest?, uploadsFile: Bool, status: Int
-    ) -> RedirectRule.Decision {
-        #if canImport(FoundationNetworking)
-        let method = hop?.httpMethod?.uppercased() ?? "GET"
-        let sendsBody = method != "GET" && method != "HEAD"
-            && (uploadsFile || hop?.httpBody?.isEmpty == false || hop?.httpBodyStream != nil)
-        if case .follow = decision, sendsBody, status == 307 || status == 308 {
-            let what = uploadsFile ? "file upload" : "request with a body"
-            return .refuse(.invalidRequest(
-                reason: "a \(status) redirect of a \(what) is not followed (FoundationNetworking would send it without its body)"))
-        }
-        #endif
-        return decision
-    }
-
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         let error = Self.ignoringDeclinedChallenge(error, of: entry)
+        if let next = entry.resendTo, error == nil, entry.failure == nil {
+            return resend(entry, to: next, in: session)   // a 307 or 308 with its body (FoundationNetworking)
+        }
         if entry.streaming {
             // The head went out already: only the stream hears how the body ended.
             entry.stream?.finish(throwing: entry.failure ?? error)

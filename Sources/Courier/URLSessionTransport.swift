@@ -179,14 +179,15 @@ public final class URLSessionTransport: HTTPTransport {
         } else {
             task = session.dataTask(with: request)
         }
+        let handle = TaskHandle(task: task)
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize, bodySize: bodySize,
-            toFile: context.writesBodyToFile, uploadsFile: context.uploadFile != nil,
+            toFile: context.writesBodyToFile, uploadFile: context.uploadFile, handle: handle,
             progress: context.progress, stream: context.bodyStream,
             resumable: context.resumesDownloads, resuming: context.partialDownload, completion: completion)
         task.resume()
-        return TaskHandle(task: task)
+        return handle
     }
 }
 
@@ -195,13 +196,33 @@ private struct NoTask: TransportTask {
     func cancel() {}
 }
 
-/// Cancels a `URLSessionTask` (a data or an upload task).
-// @unchecked: the only stored property is a constant reference to a URLSessionTask, whose
-// `cancel()` is documented as safe to call from any thread (and after completion it does nothing).
-private struct TaskHandle: TransportTask, @unchecked Sendable {
-    let task: URLSessionTask
+/// Cancels the `URLSessionTask` (a data or an upload task) that currently carries a request: the
+/// first one, or the one the transport started itself to follow a redirect with its body.
+// @unchecked: `current` is only read and written while holding `lock`. URLSessionTask's `cancel()`
+// is documented as safe to call from any thread (and after completion it does nothing).
+final class TaskHandle: TransportTask, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: URLSessionTask
+    private var isCancelled = false
+
+    init(task: URLSessionTask) {
+        current = task
+    }
 
     func cancel() {
+        let task = lock.withLock { () -> URLSessionTask in
+            isCancelled = true
+            return current
+        }
         task.cancel()
+    }
+
+    /// Makes `task` the one ``cancel()`` stops; `false` (and nothing changed) once the handle was cancelled.
+    func replace(with task: URLSessionTask) -> Bool {
+        lock.withLock {
+            guard !isCancelled else { return false }
+            current = task
+            return true
+        }
     }
 }

@@ -20,6 +20,7 @@ Routes (every route answers any method unless noted):
   /response-headers?K=V      200 with the given response headers, JSON echo of them
   /redirect-to?url=U&status=302   redirect to U (absolute or relative)
   /redirect/<n>              a same-host chain of n redirects ending at /anything
+  /redirect-loop/<status>    a redirect with that status to itself, for ever
   /bearer[/<realm>]          200 {"authenticated":true,"token":T} when Authorization: Bearer T is the realm's
                              valid token, else 401 {"metadata":{"status":"401","desc":"token expired"}}
   /x-auth[/<realm>]          the same with the header x-auth-token: T (no scheme)
@@ -365,6 +366,9 @@ class Handler(BaseHTTPRequestHandler):
         code = int(first(query, "status", "302"))
         self.send(code, b"", None, {"Location": target})
 
+    def route_redirect_loop(self, parts, query, segments, body):
+        self.send(int(segments[1]), b"", None, {"Location": parts.path})
+
     def route_redirect(self, parts, query, segments, body):
         n = int(segments[1])
         target = "/redirect/%d" % (n - 1) if n > 1 else "/anything"
@@ -651,6 +655,7 @@ ROUTES = {
     "response-headers": Handler.route_response_headers,
     "redirect-to": Handler.route_redirect_to,
     "redirect": Handler.route_redirect,
+    "redirect-loop": Handler.route_redirect_loop,
     "bearer": Handler.route_bearer,
     "basic-auth": Handler.route_basic_auth,
     "x-auth": Handler.route_x_auth,

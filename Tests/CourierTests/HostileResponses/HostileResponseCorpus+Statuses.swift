@@ -60,8 +60,8 @@ extension HostileCorpus {
                         expect: .unexpectedStatus(status))
     } + [
         HostileResponse("302 without Location, empty body", status: 302, text: "", expect: .unexpectedStatus(302)),
-        HostileResponse("302 to a closed local port", status: 302, headers: ["Location": "http://127.0.0.1:9/elsewhere"],
-                        text: "", expect: .unexpectedStatus(302)),
+        HostileResponse("307 to a closed local port", status: 307, headers: ["Location": "http://127.0.0.1:9/elsewhere"],
+                        text: "", expect: .unexpectedStatus(307)),
     ]
 
     static let headersAndSizes: [HostileResponse] = [
