@@ -53,6 +53,17 @@ final class RedirectBodyIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(echo.body, "three hops")
     }
 
+    func test_given64ConcurrentPostsRedirectedBy307_thenEachBodyArrivesWithItsOwnRequest() throws {
+        let client = try makeClient()
+        let bodies = (0..<64).map { "body number \($0) " + String(repeating: "x", count: $0 * 97) }
+        let promises = bodies.map { text in
+            client.request(redirect(307, body: .data(Data(text.utf8), contentType: "text/plain")))
+        }
+        let echoes = try value(of: when(fulfilled: promises), within: 30)
+        XCTAssertEqual(echoes.map(\.body), bodies)
+        XCTAssertEqual(Set(echoes.map(\.path)), ["/anything/next"])
+    }
+
     func test_givenA307ThatRedirectsToItselfForEver_thenTheRequestFailsAfterTheRedirectLimit() throws {
         let client = try makeClient()
         let endpoint = LiveEndpoint<ServerEcho>(path: "redirect-loop/307", method: .post,
