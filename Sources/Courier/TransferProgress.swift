@@ -79,7 +79,9 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 /// settles: on a serial queue that also runs the request's completion handler or promise handler
 /// (the usual `.main`), every report runs before that handler, and `send(_:progress:)` returns
 /// only after them. A request that is retried (or replayed after a credential refresh) reports
-/// from zero again for each attempt; an abandoned attempt's late reports are dropped. Reports
+/// from zero again for each attempt, and so does an attempt whose request is sent again within
+/// it (on Linux, a redirect that keeps its body, or a credential answered to a `Basic` challenge);
+/// an abandoned attempt's late reports are dropped. Reports
 /// are not guaranteed for every byte: a transport reports as often as its engine tells it
 /// (`URLSessionTransport`: every chunk URLSession hands over; a stub: once, when it answers),
 /// and when reports come faster than `queue` runs them, only the newest waiting one runs.

@@ -73,6 +73,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     let redirects: URLSessionTransport.RedirectPolicy
     /// The user's answers to authentication challenges (`URLSessionTransport+Challenge.swift`).
     let challengeHandler: URLSessionTransport.ChallengeHandler?
+    /// Held while the session is invalidated and while a new task is made on it; `true` once invalidated.
+    let sessionInvalidated = Protected(false)
 
     init(redirects: URLSessionTransport.RedirectPolicy = .follow, challengeHandler: URLSessionTransport.ChallengeHandler? = nil) {
         self.redirects = redirects
@@ -128,7 +130,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let status = http?.statusCode ?? 0
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
-        if streamBody(of: dataTask, head: http, status: status, headers: headers) {
+        if streamBody(of: dataTask, head: http, status: status, headers: headers)
+            || tasks.withLock({ $0[identifier]?.resendTo != nil }) {
+            // (A redirect the transport follows itself: its body is dropped, see `resend`.)
             return completionHandler(.allow)
         }
         var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
@@ -232,6 +236,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             // Already failed (too large, or a refused redirect): the task was cancelled, and a
             // chunk that still arrives cancels it again (`cancel()` does nothing the second time).
             if entry.failure != nil { return true }
+            if entry.resendTo != nil { return false }   // a redirect's body, dropped (see `resend`)
             if entry.streaming {
                 // No size limit on the whole: the stream bounds what its reader has not read yet.
                 stream = entry.stream

@@ -3,32 +3,36 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A 307 or 308 keeps the method and must keep the body. FoundationNetworking sends the
-/// redirected request without it (`Content-Length: 0`, a file upload's file left out), so on
-/// Linux the transport lets FoundationNetworking deliver the redirect, then sends the next request
-/// itself, body included, on a new task of the same session. The request keeps its completion,
-/// progress listener and handle (a cancel reaches the new task); redirects the transport follows
-/// this way count against FoundationNetworking's limit of 20.
+/// A redirect that keeps the method (a 307 or 308, and on FoundationNetworking also a 301 or 302
+/// of a method other than `POST`) must keep the body. FoundationNetworking sends the redirected
+/// request without it (`Content-Length: 0`, a file upload's file left out), so on Linux the
+/// transport lets FoundationNetworking deliver the redirect, then sends the next request itself,
+/// body included, on a new task of the same session. The request keeps its completion, progress
+/// listener and handle (a cancel reaches the new task). At most ``maximumResentRedirects`` such
+/// redirects are followed for one request; FoundationNetworking counts the redirects it follows
+/// itself separately, per task.
 extension URLSessionTransportDelegate {
-    /// Redirects followed by a new task before the request fails (FoundationNetworking's own limit).
+    /// Redirects followed by a new task before the request fails (FoundationNetworking's own limit per task).
     static let maximumResentRedirects = 20
 
-    /// `decision`, unless it follows a 307 or 308 of a request with a body on FoundationNetworking:
-    /// then the redirect response is delivered to this delegate (`.deliver`) and `next`, with the
-    /// body, is kept for ``resend(_:to:in:)``; or the request fails when the body cannot be sent again.
+    /// `decision`, unless it follows a redirect that keeps the method of a request with a body on
+    /// FoundationNetworking: then the redirect response is delivered to this delegate (`.deliver`)
+    /// and the next request, with the body, is kept for ``resend(_:to:in:)``; or the request fails
+    /// when the body cannot be sent again.
     ///
     /// - Parameter hop: The request that got the redirect (after a 303, a `GET` without a body).
     func keepingBody(
         _ decision: RedirectRule.Decision, of hop: URLRequest?, status: Int, identifier: Int
     ) -> RedirectRule.Decision {
         #if canImport(FoundationNetworking)
-        guard case .follow(var next) = decision, status == 307 || status == 308 else { return decision }
+        guard case .follow(var next) = decision else { return decision }
+        let method = hop?.httpMethod?.uppercased() ?? "GET"
+        // A 303 (or a 301 or 302 of a POST) turns the request into a GET without a body, as everywhere.
+        guard method != "GET", method != "HEAD", next.httpMethod?.uppercased() == method else { return decision }
         return tasks.withLock { tasks -> RedirectRule.Decision in
             guard let entry = tasks[identifier] else { return decision }
-            let method = hop?.httpMethod?.uppercased() ?? "GET"
             let bodyStream = hop?.httpBodyStream != nil && !entry.uploadsFile
-            guard method != "GET", method != "HEAD",
-                  entry.uploadsFile || bodyStream || hop?.httpBody?.isEmpty == false else { return decision }
+            guard entry.uploadsFile || bodyStream || hop?.httpBody?.isEmpty == false else { return decision }
             let refusal = "a \(status) redirect of a request with a body is not followed"
             if bodyStream || entry.toFile || entry.stream != nil {
                 // A stream cannot be read twice; a download's or a stream's response state is not
@@ -49,9 +53,10 @@ extension URLSessionTransportDelegate {
         #endif
     }
 
-    /// Sends `next` (a 307's or 308's request, body included) on a new task of `session`, for the
-    /// request `entry` describes; its redirect response, now complete, is dropped.
+    /// Sends `next` (the redirected request, body included) on a new task of `session`, for the
+    /// request `entry` describes; the redirect response, now complete, is dropped.
     func resend(_ entry: Entry, to next: URLRequest, in session: URLSession) {
+        entry.file?.discard()
         var fresh = entry
         fresh.resendTo = nil
         fresh.resentRedirects += 1
@@ -62,15 +67,41 @@ extension URLSessionTransportDelegate {
         fresh.body = Data()
         fresh.file = nil
         fresh.transfer.bytesReceived = 0
+        fresh.transfer.totalBytesToReceive = nil
         fresh.transfer.bytesSent = 0
         fresh.sentBeforeCredential = 0
         fresh.answeredWithCredential = false
         fresh.declinedChallenge = false
-        entry.file?.discard()
-        let task = entry.uploadFile.map { session.uploadTask(with: next, fromFile: $0) } ?? session.dataTask(with: next)
+        // Made under the lock the transport's deinit invalidates the session in: a task made on
+        // an invalidated session traps.
+        let task = sessionInvalidated.withLock { invalidated -> URLSessionTask? in
+            guard !invalidated else { return nil }
+            return entry.uploadFile.map { session.uploadTask(with: next, fromFile: $0) } ?? session.dataTask(with: next)
+        }
+        guard let task else {
+            return finish(entry, with: .invalidRequest(reason: "the transport was released before it could follow a redirect"))
+        }
         tasks.withLock { $0[task.taskIdentifier] = fresh }
+        // The handle first: a request cancelled meanwhile never sends its body again.
+        if let handle = entry.handle, !handle.replace(with: task) {
+            tasks.withLock { $0[task.taskIdentifier] = nil }
+            task.cancel()
+            return finish(entry, with: .cancelled)
+        }
         task.resume()
-        // Cancelled meanwhile: the new task stops at once and reports the cancellation.
-        if let handle = entry.handle, !handle.replace(with: task) { task.cancel() }
+    }
+
+    /// Reports `error` to the request of `entry`, whose task is already gone.
+    private func finish(_ entry: Entry, with error: NetworkError) {
+        let completion = entry.completion
+        DispatchQueue.global().async { completion(.failure(error)) }
+    }
+
+    /// Invalidates `session` (letting its running tasks finish); no task is made on it afterwards.
+    func invalidate(_ session: URLSession) {
+        sessionInvalidated.withLock { invalidated in
+            invalidated = true
+            session.finishTasksAndInvalidate()
+        }
     }
 }

@@ -131,7 +131,8 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit {
         // Lets running tasks finish, then releases the delegate (a session retains it until then).
-        session.finishTasksAndInvalidate()
+        // The delegate starts no new task after this (a 307's resend would trap on an invalidated session).
+        delegate.invalidate(session)
     }
 
     /// Starts a data task for `request`; see ``HTTPTransport/send(_:context:completion:)``.

@@ -18,7 +18,7 @@ Routes (every route answers any method unless noted):
   /json/large?kb=N           a JSON document of about N KiB (default 64)
   /gzip                      a gzip-encoded JSON body
   /response-headers?K=V      200 with the given response headers, JSON echo of them
-  /redirect-to?url=U&status=302   redirect to U (absolute or relative)
+  /redirect-to?url=U&status=302[&delay=S]   redirect to U (absolute or relative), after S seconds
   /redirect/<n>              a same-host chain of n redirects ending at /anything
   /redirect-loop/<status>    a redirect with that status to itself, for ever
   /bearer[/<realm>]          200 {"authenticated":true,"token":T} when Authorization: Bearer T is the realm's
@@ -39,7 +39,10 @@ Routes (every route answers any method unless noted):
                              an entry may be "<status>@<delay seconds>"; body {"attempt": N, "status": code}
   GET  /counter/<key>        {"count": N}
   POST /reset                clear counters and auth state
-  /stall                     never answers (holds the socket at most 60 s or until the client closes it)
+  /stall[?key=K]             never answers (holds the socket at most 60 s or until the client closes it);
+                             with a key, records it as "open", then "closed" when the client closes it
+  GET /stall-state/<K>?until=open|closed&timeout=S
+                             waits (at most S s, default 10) until stall K is in that state: {"state": current}
   /close-mid-body            promises Content-Length 1000, sends 10 bytes, closes the socket
   /drip[?length=N&stall_after=K]
                              declares Content-Length N (default 10 GiB; with length=none, no length)
@@ -110,6 +113,18 @@ class State:
         self.tokens = {}
         self.rotations = {}
         self.resumable_logs = {}
+        self.stalls = {}
+        self.stall_changed = threading.Condition(self.lock)
+
+    def set_stall(self, key, state):
+        with self.lock:
+            self.stalls[key] = state
+            self.stall_changed.notify_all()
+
+    def wait_for_stall(self, key, wanted, timeout):
+        with self.lock:
+            self.stall_changed.wait_for(lambda: self.stalls.get(key) == wanted, timeout)
+            return self.stalls.get(key, "unknown")
 
     def count_request(self):
         with self.lock:
@@ -364,6 +379,7 @@ class Handler(BaseHTTPRequestHandler):
         if not target:
             raise ValueError("url is required")
         code = int(first(query, "status", "302"))
+        time.sleep(min(max(float(first(query, "delay", "0")), 0.0), MAX_DELAY))
         self.send(code, b"", None, {"Location": target})
 
     def route_redirect_loop(self, parts, query, segments, body):
@@ -473,7 +489,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_stall(self, parts, query, segments, body):
         self.close_connection = True
+        key = first(query, "key")
+        if key:
+            STATE.set_stall(key, "open")
         self.hold_until_closed()
+        if key:
+            STATE.set_stall(key, "closed")
+
+    def route_stall_state(self, parts, query, segments, body):
+        wanted = first(query, "until", "closed")
+        timeout = min(max(float(first(query, "timeout", "10")), 0.0), MAX_DELAY)
+        self.send_json(200, {"state": STATE.wait_for_stall(segments[1], wanted, timeout)})
 
     def hold_until_closed(self):
         """Keeps the connection open, sending nothing, until the client closes it or MAX_STALL passes."""
@@ -665,6 +691,7 @@ ROUTES = {
     "reset": Handler.route_reset,
     "stats": Handler.route_stats,
     "stall": Handler.route_stall,
+    "stall-state": Handler.route_stall_state,
     "close-mid-body": Handler.route_close_mid_body,
     "resumable": Handler.route_resumable,
     "drip": Handler.route_drip,
