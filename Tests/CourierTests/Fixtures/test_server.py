@@ -72,6 +72,8 @@ Routes (every route answers any method unless noted):
   GET  /resumable/<key>/log  [{"range": R, "if_range": I, "status": S}] for each request, in order
   POST /raw                  writes the request body to the socket verbatim as the whole response
                              (status line, headers, body: anything, however broken), then closes
+  /reject-early[/<status>]   answers status (default 413) with metadata WITHOUT reading the request body,
+                             then drains what the client still sends for up to 2 s and closes (as nginx does)
   /stats                     {"requests": total requests received, this one included}
   POST /multipart            parses a multipart/form-data body with the standard library's email
                              parser: {"parts": [{"name", "filename", "content_type", "size", "fnv1a"}]}
@@ -324,8 +326,12 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = parse_qs(parts.query, keep_blank_values=True)
         segments = [s for s in parts.path.split("/") if s]
-        body = self.read_body()
         head = segments[0] if segments else ""
+        if head == "reject-early":
+            # Answers before reading the request body, then closes (nginx's 413 for a body over
+            # client_max_body_size): the client is still sending when the answer arrives.
+            return self.reject_early(int(segments[1]) if len(segments) > 1 else 413)
+        body = self.read_body()
         try:
             route = ROUTES.get(head)
             if route is None:
@@ -336,6 +342,21 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         except (ValueError, IndexError) as error:
             self.send_json(400, {"error": {"code": 400, "message": "bad request: %s" % error}})
+
+    def reject_early(self, code):
+        self.close_connection = True
+        self.send_json(code, {"metadata": {"status": str(code), "desc": "request body too large"}},
+                       {"Connection": "close"})
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            # Drain (and drop) what the client still sends for a moment, so that the answer is not
+            # lost to a reset before the client has read it.
+            self.connection.settimeout(2.0)
+            while self.connection.recv(65536):
+                pass
+        except OSError:
+            pass
 
     def route_anything(self, parts, query, segments, body):
         self.echo(parts, body)
