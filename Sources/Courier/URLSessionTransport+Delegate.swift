@@ -293,23 +293,29 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential) } }
+        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle) } }
         let original = registered?.0 ?? task.originalRequest?.url
         let decision = keepingBody(
             Self.checkingAnsweredChallenge(
                 RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
                 answeredWithCredential: registered?.1 == true),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
+        // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
+        let answer = { (answer: () -> Void) -> Void in
+            if let handle = registered?.2 { _ = handle.answerUnlessCancelled(answer) } else { answer() }
+        }
         switch decision {
         case .follow(let next):
             tasks.withLock { $0[identifier]?.redirected = true }
-            completionHandler(next)
+            answer { completionHandler(next) }
         case .deliver:
-            completionHandler(nil)   // the 3xx response itself is the answer
+            answer { completionHandler(nil) }   // the 3xx response itself is the answer
         case .refuse(let error):
             fail(identifier, with: error)
-            completionHandler(nil)
-            task.cancel()
+            answer {
+                completionHandler(nil)
+                task.cancel()
+            }
         }
     }
 

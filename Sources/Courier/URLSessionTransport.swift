@@ -211,11 +211,23 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
     }
 
     func cancel() {
-        let task = lock.withLock { () -> URLSessionTask in
+        // Under the lock, so that ``answerUnlessCancelled(_:)`` never answers after this.
+        lock.withLock {
             isCancelled = true
-            return current
+            current.cancel()   // only schedules the stop on the task's own queue
         }
-        task.cancel()
+    }
+
+    /// Runs `answer` (a delegate's completion handler) unless the request was cancelled, and
+    /// returns whether it ran. FoundationNetworking traps ("Received callback for HTTP
+    /// redirection, but we're not waiting for it") when a redirect's completion handler is called
+    /// after its task was cancelled; a cancelled task ends without the answer.
+    func answerUnlessCancelled(_ answer: () -> Void) -> Bool {
+        lock.withLock {
+            guard !isCancelled else { return false }
+            answer()
+            return true
+        }
     }
 
     /// Makes `task` the one ``cancel()`` stops; `false` (and nothing changed) once the handle was cancelled.

@@ -108,3 +108,42 @@ extension RedirectBodyIntegrationTests {
         XCTAssertTrue(reason.contains("released"), reason)
     }
 }
+
+extension RedirectBodyIntegrationTests {
+    /// 8 lanes of 40 POSTs redirected by a 307 (so each runs on a second task the transport starts),
+    /// a third of them cancelled from another thread at a random moment: each settles exactly once,
+    /// the others with their own body.
+    func test_givenCancelsRacingTheResentHop_whenManyRun_thenEachSettlesOnceWithItsOwnBody() throws {
+        let client = try makeClient()
+        let settled = SharedValue(0)
+        let wrong = SharedValue<[String]>([])
+        let group = DispatchGroup()
+        DispatchQueue.concurrentPerform(iterations: 8) { lane in
+            for index in 0..<40 {
+                let text = "lane \(lane) request \(index)"
+                let delay = index.isMultiple(of: 2) ? "0.01" : "0"
+                let query = [URLQueryItem(name: "url", value: "/anything/next"), URLQueryItem(name: "status", value: "307"),
+                             URLQueryItem(name: "delay", value: delay)]
+                let endpoint = LiveEndpoint<ServerEcho>(path: "redirect-to", method: .post, query: query,
+                                                        body: .data(Data(text.utf8), contentType: "text/plain"), timeout: 20)
+                group.enter()
+                let promise = client.request(endpoint)
+                _ = promise.tap { result in
+                    settled.withLock { $0 += 1 }
+                    switch result {
+                    case .success(let echo) where echo.body != text: wrong.withLock { $0.append("\(text) got \(echo.body)") }
+                    case .failure(let error) where !isCancellation(error): wrong.withLock { $0.append("\(text): \(error)") }
+                    default: break
+                    }
+                    group.leave()
+                }
+                if index % 3 == 0 {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int.random(in: 0...15))) { promise.cancel() }
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "some requests never settled")
+        XCTAssertEqual(settled.withLock { $0 }, 320)
+        XCTAssertEqual(wrong.withLock { $0 }, [])
+    }
+}
