@@ -279,7 +279,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             guard var entry = tasks[identifier], entry.progress != nil else { return nil }
             // FoundationNetworking keeps counting across a resend with a credential.
             entry.transfer.bytesSent = max(0, totalBytesSent - entry.sentBeforeCredential)
-            if totalBytesExpectedToSend >= 0 { entry.transfer.totalBytesToSend = totalBytesExpectedToSend }
+            // (FoundationNetworking reports 0 for a body it streams: the size the transport knows stays.)
+            if totalBytesExpectedToSend > 0 { entry.transfer.totalBytesToSend = totalBytesExpectedToSend }
             tasks[identifier] = entry
             return entry.report
         }

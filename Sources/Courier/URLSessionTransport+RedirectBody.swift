@@ -76,7 +76,7 @@ extension URLSessionTransportDelegate {
         // an invalidated session traps.
         let task = sessionInvalidated.withLock { invalidated -> URLSessionTask? in
             guard !invalidated else { return nil }
-            return entry.uploadFile.map { session.uploadTask(with: next, fromFile: $0) } ?? session.dataTask(with: next)
+            return entry.uploadFile.map { session.courierUploadTask(with: next, fromFile: $0) } ?? session.dataTask(with: next)
         }
         guard let task else {
             return finish(entry, with: .invalidRequest(reason: "the transport was released before it could follow a redirect"))

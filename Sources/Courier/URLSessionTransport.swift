@@ -171,12 +171,9 @@ public final class URLSessionTransport: HTTPTransport {
         let task: URLSessionTask
         var bodySize = request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil
         if let file = context.uploadFile {
-            // URLSession sizes the body from the file as it sends it; a Content-Length of ours
-            // would go stale if the file changed, and would be kept on a redirect that drops the body.
             bodySize = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-            request.setValue(nil, forHTTPHeaderField: "Content-Length")
             request.httpBodyStream = nil
-            task = session.uploadTask(with: request, fromFile: file)
+            task = session.courierUploadTask(with: request, fromFile: file)
         } else {
             task = session.dataTask(with: request)
         }
