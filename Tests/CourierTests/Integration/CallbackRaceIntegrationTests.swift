@@ -55,4 +55,24 @@ final class CallbackRaceIntegrationTests: IntegrationTestCase {
                 .request(LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", timeout: 20))
         }
     }
+
+    func test_givenCancelsRacingMixedTraffic_whenHundredsRun_thenEachSettlesOnceAndNothingTraps() throws {
+        let folder = try makeScratchFolder("CallbackRace")
+        defer { removeScratchFolder(folder) }
+        let client = try makeClient { $0.maximumResponseSize = 100_000 }
+        let retry = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1))
+        let redirect307 = [URLQueryItem(name: "url", value: "/anything"), URLQueryItem(name: "status", value: "307")]
+        race(count: 480, jitter: 8_000) { index in
+            switch index % 6 {
+            case 0: return client.request(LiveJSONEndpoint(path: "gzip", timeout: 20))
+            case 1: return client.request(LiveJSONEndpoint(path: "redirect/3", timeout: 20))
+            case 2: return client.request(LiveJSONEndpoint(path: "redirect-to", method: .post, query: redirect307, body: .json(["a": 1]), timeout: 20))
+            case 3: return client.request(LiveJSONEndpoint(path: "status/503", timeout: 20, retryPolicy: retry))
+            case 4: return client.request(LiveJSONEndpoint(path: "json/large", query: [URLQueryItem(name: "kb", value: "200")], timeout: 20))
+            default:
+                let endpoint = LiveJSONEndpoint(path: "redirect-to", query: [URLQueryItem(name: "url", value: "/bytes/50000")], timeout: 20)
+                return client.download(endpoint, to: folder.appendingPathComponent("file-\(index)")).map { _ in JSON.null }
+            }
+        }
+    }
 }
