@@ -13,8 +13,7 @@ extension URLSessionTransport {
     /// **Linux.** FoundationNetworking answers a credential by sending the request it started
     /// with again, so the transport uses a credential only when that is still the same request:
     /// not after a redirect (the credential would go to the first URL), not for a body streamed
-    /// from an `InputStream` or a file over 64 MiB (``RequestBody/file(_:contentType:)``, a
-    /// staged multipart form) (it would arrive empty), and not for a ``NetworkClient/stream(_:)``
+    /// from an `InputStream` (it would arrive empty), and not for a ``NetworkClient/stream(_:)``
     /// request whose endpoint accepted the `401` (its head was already handed out). In those cases
     /// the `401` is delivered, as with ``performDefaultHandling``. A redirect after a credential was
     /// accepted fails the request with ``NetworkError/invalidRequest(reason:)``, because
@@ -106,10 +105,10 @@ extension URLSessionTransportDelegate {
         /// Whether FoundationNetworking can resend `task` with a credential as it was sent: it
         /// resends the *original* request (so not after a redirect, where the credential would go
         /// to the first URL and every later redirect would bring that request back), a body from
-        /// a stream or an upload task's file arrives empty the second time, and a head already
-        /// handed to a stream cannot be taken back.
+        /// a stream arrives empty the second time (an upload task's file is read again), and a
+        /// head already handed to a stream cannot be taken back.
         func canBeResent(_ task: URLSessionTask) -> Bool {
-            !streaming && !redirected && task.originalRequest?.httpBodyStream == nil && !(task is URLSessionUploadTask)
+            !streaming && !redirected && task.originalRequest?.httpBodyStream == nil
         }
     }
 

@@ -32,8 +32,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var totalLength: Int64?
         /// The body is the rest of a saved start: the file must end at ``totalLength``.
         var appendsToSavedStart = false
-        /// The file the body is sent from (an upload task).
+        /// The file the body is sent from (an upload task, or on Linux its bytes; see `UploadFromMemory`).
         let uploadFile: URL?
+        /// The bytes of `UploadFromMemory`'s budget this task's body holds, given back when it ends.
+        var memoryHeld: Int64
         var uploadsFile: Bool { uploadFile != nil }
         /// What cancels the request's current task (`nil` in unit tests that register by hand).
         let handle: TaskHandle?
@@ -83,14 +85,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
-        uploadFile: URL? = nil, handle: TaskHandle? = nil,
+        uploadFile: URL? = nil, memoryHeld: Int64 = 0, handle: TaskHandle? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
         resumable: Bool = false, resuming partial: PartialDownload? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
-            resumable: toFile && resumable, uploadFile: uploadFile, handle: handle, progress: progress, stream: stream)
+            resumable: toFile && resumable, uploadFile: uploadFile, memoryHeld: memoryHeld, handle: handle,
+            progress: progress, stream: stream)
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
@@ -302,8 +305,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 answeredWithCredential: registered?.1 == true),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
-        let answer = { (answer: () -> Void) -> Void in
-            if let handle = registered?.2 { _ = handle.answerUnlessCancelled(answer) } else { answer() }
+        let answer = { (reply: () -> Void) -> Void in
+            if let handle = registered?.2 { _ = handle.answerUnlessCancelled(reply) } else { reply() }
         }
         switch decision {
         case .follow(let next):
@@ -323,6 +326,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        UploadFromMemory.release(entry.memoryHeld)
         let error = Self.ignoringDeclinedChallenge(error, of: entry)
         if let next = entry.resendTo, error == nil, entry.failure == nil {
             return resend(entry, to: next, in: session)   // a 307 or 308 with its body (FoundationNetworking)

@@ -74,17 +74,19 @@ extension URLSessionTransportDelegate {
         fresh.declinedChallenge = false
         // Made under the lock the transport's deinit invalidates the session in: a task made on
         // an invalidated session traps.
-        let task = sessionInvalidated.withLock { invalidated -> URLSessionTask? in
+        let made = sessionInvalidated.withLock { invalidated -> (task: URLSessionTask, memory: Int64)? in
             guard !invalidated else { return nil }
-            return entry.uploadFile.map { session.courierUploadTask(with: next, fromFile: $0) } ?? session.dataTask(with: next)
+            return entry.uploadFile.map { session.courierUploadTask(with: next, fromFile: $0) } ?? (session.dataTask(with: next), 0)
         }
-        guard let task else {
+        guard let (task, memory) = made else {
             return finish(entry, with: .invalidRequest(reason: "the transport was released before it could follow a redirect"))
         }
+        fresh.memoryHeld = memory
         tasks.withLock { $0[task.taskIdentifier] = fresh }
         // The handle first: a request cancelled meanwhile never sends its body again.
         if let handle = entry.handle, !handle.replace(with: task) {
             tasks.withLock { $0[task.taskIdentifier] = nil }
+            UploadFromMemory.release(memory)
             task.cancel()
             return finish(entry, with: .cancelled)
         }

@@ -166,14 +166,15 @@ public final class URLSessionTransport: HTTPTransport {
             // only a backstop and must never fire first: round it up.
             request.timeoutInterval = timeout.rounded(.up)
         }
-        // A file body is sent from the file (URLSession streams it); the request's own stream
-        // over the same file is left out.
+        // A file body is sent from the file (URLSession streams it; on Linux a file up to 64 MiB
+        // is sent from memory, see `UploadFromMemory`); the request's own stream over it is left out.
         let task: URLSessionTask
+        var memoryHeld: Int64 = 0
         var bodySize = request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil
         if let file = context.uploadFile {
             bodySize = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
             request.httpBodyStream = nil
-            task = session.courierUploadTask(with: request, fromFile: file)
+            (task, memoryHeld) = session.courierUploadTask(with: request, fromFile: file)
         } else {
             task = session.dataTask(with: request)
         }
@@ -181,7 +182,7 @@ public final class URLSessionTransport: HTTPTransport {
         delegate.register(
             taskIdentifier: task.taskIdentifier, originalURL: request.url,
             maximumSize: context.maximumResponseSize, bodySize: bodySize,
-            toFile: context.writesBodyToFile, uploadFile: context.uploadFile, handle: handle,
+            toFile: context.writesBodyToFile, uploadFile: context.uploadFile, memoryHeld: memoryHeld, handle: handle,
             progress: context.progress, stream: context.bodyStream,
             resumable: context.resumesDownloads, resuming: context.partialDownload, completion: completion)
         task.resume()
