@@ -65,6 +65,17 @@ extension URLSessionTransportDelegate {
         #if canImport(FoundationNetworking)
         if case .useCredential = answer, !state.canBeResent(task) { answer = .performDefaultHandling }
         #endif
+        // The answer is given under the request's handle lock, and not at all once it was
+        // cancelled: FoundationNetworking answers a credential by suspending and resuming the
+        // task, and a cancel landing in between makes it trap ("NativeProtocol.swift:69: Fatal
+        // error", seen under AddressSanitizer). A cancelled task ends as cancelled without it.
+        let reply = { (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?) in
+            if let handle = state.handle {
+                _ = handle.answerUnlessCancelled { completionHandler(disposition, credential) }
+            } else {
+                completionHandler(disposition, credential)
+            }
+        }
         switch answer {
         case .useCredential(let credential):
             let sent = task.countOfBytesSent
@@ -72,20 +83,20 @@ extension URLSessionTransportDelegate {
                 tasks[identifier]?.answeredWithCredential = true
                 tasks[identifier]?.sentBeforeCredential = sent
             }
-            completionHandler(.useCredential, credential)
+            reply(.useCredential, credential)
         case .cancel:
             let reason = URLError(Self.refusalCode(for: challenge))
             fail(identifier, with: .authenticationFailed(underlying: reason))
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            reply(.cancelAuthenticationChallenge, nil)
         case .performDefaultHandling:
             #if canImport(FoundationNetworking)
             // FoundationNetworking's default handling of a `Basic` challenge never ends the task
             // (it waits for ever), and it has already passed the whole 401 (head and body) to this
             // delegate: cancel the challenge and deliver that response when the task completes.
             tasks.withLock { $0[identifier]?.declinedChallenge = true }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            reply(.cancelAuthenticationChallenge, nil)
             #else
-            completionHandler(.performDefaultHandling, nil)
+            reply(.performDefaultHandling, nil)
             #endif
         }
     }
@@ -95,11 +106,13 @@ extension URLSessionTransportDelegate {
         let failed: Bool
         let streaming: Bool
         let redirected: Bool
+        let handle: TaskHandle?
 
         init(_ entry: Entry) {
             failed = entry.failure != nil
             streaming = entry.streaming
             redirected = entry.redirected
+            handle = entry.handle
         }
 
         /// Whether FoundationNetworking can resend `task` with a credential as it was sent: it
