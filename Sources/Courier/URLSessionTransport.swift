@@ -126,6 +126,9 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
+    /// How many tasks the transport still tracks: started and not yet completed (for tests).
+    var tasksInFlight: Int { delegate.tasks.withLock { $0.count } }
+
     /// The longest timeout handed to `URLSession` (7 days, its default resource timeout).
     static let longestSessionTimeout: TimeInterval = 7 * 24 * 60 * 60
 

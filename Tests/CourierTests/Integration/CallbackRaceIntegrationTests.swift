@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import Foundation
 import Promises
 import XCTest
@@ -13,8 +13,10 @@ import FoundationNetworking
 /// cancelled requests. Each request must settle exactly once, and the process must survive.
 final class CallbackRaceIntegrationTests: IntegrationTestCase {
     /// Sends `count` requests from 8 threads, cancels every other one after up to `jitter`
-    /// microseconds, and checks that each settles once.
-    private func race(count: Int, jitter: Int, _ request: @escaping @Sendable (Int) -> Promise<JSON>) {
+    /// microseconds, and checks that each settles once and that every task of `transports` ends
+    /// (a task left waiting for an answer would stay tracked).
+    private func race(count: Int, jitter: Int, transports: [URLSessionTransport],
+                      _ request: @escaping @Sendable (Int) -> Promise<JSON>) {
         let settled = SharedValue(0)
         let group = DispatchGroup()
         DispatchQueue.concurrentPerform(iterations: 8) { lane in
@@ -32,11 +34,20 @@ final class CallbackRaceIntegrationTests: IntegrationTestCase {
         }
         XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "some requests never settled")
         XCTAssertEqual(settled.withLock { $0 }, count)
+        // A cancelled request settles at once; its task ends a moment later.
+        let ended = expectation(for: NSPredicate { _, _ in transports.allSatisfy { $0.tasksInFlight == 0 } }, evaluatedWith: nil)
+        wait(for: [ended], timeout: 20)
+    }
+
+    /// A client on the test server over `transport`.
+    private func client(over transport: URLSessionTransport) throws -> NetworkClient {
+        NetworkClient(configuration: .init(baseURL: try server.baseURL), transport: transport)
     }
 
     func test_givenCancelsRacingRedirects_whenHundredsRun_thenEachSettlesOnceAndNothingTraps() throws {
-        let client = try makeClient()
-        race(count: 480, jitter: 15_000) { index in
+        let transport = URLSessionTransport()
+        let client = try client(over: transport)
+        race(count: 480, jitter: 15_000, transports: [transport]) { index in
             let query = [URLQueryItem(name: "url", value: "/anything/next"), URLQueryItem(name: "status", value: "302"),
                          URLQueryItem(name: "delay", value: index.isMultiple(of: 3) ? "0.01" : "0")]
             return client.request(LiveJSONEndpoint(path: "redirect-to", query: query, timeout: 20))
@@ -48,9 +59,10 @@ final class CallbackRaceIntegrationTests: IntegrationTestCase {
             challenge.previousFailureCount == 0
                 ? .useCredential(URLCredential(user: "reporter", password: "s3cret", persistence: .none)) : .performDefaultHandling
         })
-        let withCredential = NetworkClient(configuration: .init(baseURL: try server.baseURL), transport: answering)
-        let declining = try makeClient()
-        race(count: 480, jitter: 3_000) { index in
+        let withCredential = try client(over: answering)
+        let plain = URLSessionTransport()
+        let declining = try client(over: plain)
+        race(count: 480, jitter: 3_000, transports: [answering, plain]) { index in
             (index.isMultiple(of: 2) ? withCredential : declining)
                 .request(LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", timeout: 20))
         }
@@ -59,10 +71,13 @@ final class CallbackRaceIntegrationTests: IntegrationTestCase {
     func test_givenCancelsRacingMixedTraffic_whenHundredsRun_thenEachSettlesOnceAndNothingTraps() throws {
         let folder = try makeScratchFolder("CallbackRace")
         defer { removeScratchFolder(folder) }
-        let client = try makeClient { $0.maximumResponseSize = 100_000 }
+        let transport = URLSessionTransport()
+        var configuration = NetworkClient.Configuration(baseURL: try server.baseURL)
+        configuration.maximumResponseSize = 100_000
+        let client = NetworkClient(configuration: configuration, transport: transport)
         let retry = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1))
         let redirect307 = [URLQueryItem(name: "url", value: "/anything"), URLQueryItem(name: "status", value: "307")]
-        race(count: 480, jitter: 8_000) { index in
+        race(count: 480, jitter: 8_000, transports: [transport]) { index in
             switch index % 6 {
             case 0: return client.request(LiveJSONEndpoint(path: "gzip", timeout: 20))
             case 1: return client.request(LiveJSONEndpoint(path: "redirect/3", timeout: 20))
