@@ -6,8 +6,9 @@ import FoundationNetworking
 /// How file uploads are sent on Linux, and the memory they may hold.
 ///
 /// FoundationNetworking's upload task reads the file asynchronously and, when a read completes
-/// after the task was cancelled, traps inside libcurl's pause handling ("'try!' expression
-/// unexpectedly raised an error: libcurl.Easy Code=43"), which any cancelled upload could reach.
+/// after the task was cancelled, traps inside libcurl's pause handling (a forced `try` on
+/// "libcurl.Easy Code=43" in FoundationNetworking's code, none in ours), which any cancelled
+/// upload could reach.
 /// A body sent from memory has nothing to resume after a cancel, so a file of up to
 /// ``largestFile`` bytes is read (mapped) and sent as a data task's body while the uploads in
 /// flight hold at most ``budget`` bytes that way (FoundationNetworking copies such a body into

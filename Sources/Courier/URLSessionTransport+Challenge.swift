@@ -70,11 +70,7 @@ extension URLSessionTransportDelegate {
         // task, and a cancel landing in between makes it trap ("NativeProtocol.swift:69: Fatal
         // error", seen under AddressSanitizer). A cancelled task ends as cancelled without it.
         let reply = { (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?) in
-            if let handle = state.handle {
-                _ = handle.answerUnlessCancelled { completionHandler(disposition, credential) }
-            } else {
-                completionHandler(disposition, credential)
-            }
+            Self.answer(through: state.handle) { completionHandler(disposition, credential) }
         }
         switch answer {
         case .useCredential(let credential):
@@ -136,6 +132,12 @@ extension URLSessionTransportDelegate {
         }
         #endif
         return decision
+    }
+
+    /// Calls `reply` (a delegate's completion handler) through `handle`, so not at all once its
+    /// request was cancelled (see ``TaskHandle/answerUnlessCancelled(_:)``); directly without one.
+    static func answer(through handle: TaskHandle?, _ reply: () -> Void) {
+        if let handle { _ = handle.answerUnlessCancelled(reply) } else { reply() }
     }
 
     /// The code of the error a refused `challenge` fails its request with.

@@ -102,10 +102,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
 
     /// Updates task `identifier`'s progress with `change` and reports it, if anybody listens.
     /// The report is made outside the lock.
-    func updateProgress(_ identifier: Int, _ change: (inout TransferProgress) -> Void) {
+    func updateProgress(_ identifier: Int, _ change: (inout Entry) -> Void) {
         let report = tasks.withLock { tasks -> ProgressReport? in
             guard var entry = tasks[identifier], entry.progress != nil else { return nil }
-            change(&entry.transfer)
+            change(&entry)
             tasks[identifier] = entry
             return entry.report
         }
@@ -133,16 +133,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let status = http?.statusCode ?? 0
         let hasBody = !(100...199 ~= status || status == 204 || status == 304)
             && dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD"
-        if streamBody(of: dataTask, head: http, status: status, headers: headers)
-            || tasks.withLock({ $0[identifier]?.resendTo != nil }) {
-            // (A redirect the transport follows itself: its body is dropped, see `resend`.)
+        if streamBody(of: dataTask, head: http, status: status, headers: headers) {
             return completionHandler(.allow)
         }
         var staleFile: BodyFileWriter?   // an earlier response's body (a second response replaces it)
         var resumed: PartialDownload?    // the saved start of a body whose rest is arriving
         var unused: PartialDownload?     // the saved start of a body the server sends whole (or not at all)
         let refused = tasks.withLock { tasks -> Bool in
-            guard var entry = tasks[identifier] else { return false }
+            // (A redirect the transport follows itself: its response is dropped, see `resend`.)
+            guard var entry = tasks[identifier], entry.resendTo == nil else { return false }
             entry.statusCode = http?.statusCode
             entry.headers = headers
             entry.url = response.url
@@ -277,17 +276,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        let identifier = task.taskIdentifier
-        let report = tasks.withLock { tasks -> ProgressReport? in
-            guard var entry = tasks[identifier], entry.progress != nil else { return nil }
+        updateProgress(task.taskIdentifier) { entry in
             // FoundationNetworking keeps counting across a resend with a credential.
             entry.transfer.bytesSent = max(0, totalBytesSent - entry.sentBeforeCredential)
             // (FoundationNetworking reports 0 for a body it streams: the size the transport knows stays.)
             if totalBytesExpectedToSend > 0 { entry.transfer.totalBytesToSend = totalBytesExpectedToSend }
-            tasks[identifier] = entry
-            return entry.report
         }
-        if let report { report.listener(report.transfer) }
     }
 
     // MARK: URLSessionTaskDelegate
@@ -305,9 +299,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 answeredWithCredential: registered?.1 == true),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
-        let answer = { (reply: () -> Void) -> Void in
-            if let handle = registered?.2 { _ = handle.answerUnlessCancelled(reply) } else { reply() }
-        }
+        let answer = { (reply: () -> Void) in Self.answer(through: registered?.2, reply) }
         switch decision {
         case .follow(let next):
             tasks.withLock { $0[identifier]?.redirected = true }

@@ -93,7 +93,7 @@ extension URLSessionTransportDelegate {
             fail(identifier, with: .transport(underlying: error))
             return task.cancel()
         }
-        updateProgress(identifier) { $0.bytesReceived += Int64(data.count) }
+        updateProgress(identifier) { $0.transfer.bytesReceived += Int64(data.count) }
     }
 
     /// What a transport error leaves to resume: the earlier attempt's saved start when no head

@@ -43,21 +43,13 @@ final class TaskHandleTests: XCTestCase {
         for _ in 0..<200 {
             let handle = TaskHandle(task: session.dataTask(with: url))
             let next = session.dataTask(with: url)
-            let replaced = Flag()
+            let replaced = SharedValue(false)
             DispatchQueue.concurrentPerform(iterations: 2) { index in
-                if index == 0 { handle.cancel() } else { replaced.set(handle.replace(with: next)) }
+                if index == 0 { handle.cancel() } else { replaced.withLock { $0 = handle.replace(with: next) } }
             }
-            if !replaced.value { next.cancel() }   // what the transport does when refused
+            if !replaced.withLock({ $0 }) { next.cancel() }   // what the transport does when refused
             XCTAssertNotEqual(next.state, .suspended, "a cancel racing a replace must reach the new task")
         }
     }
 }
 
-/// A Boolean set on one thread and read on another.
-// @unchecked Sendable: `stored` is only read and written while holding `lock`.
-private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = false
-    var value: Bool { lock.withLock { stored } }
-    func set(_ value: Bool) { lock.withLock { stored = value } }
-}

@@ -47,13 +47,7 @@ extension ChallengeIntegrationTests {
 
     func test_givenAStreamThatAcceptsThe401AndACredential_thenTheStreamHoldsOnlyThe401sBody() async throws {
         let client = try makeClient(log: ChallengeLog(), answer: Self.rightCredentialOnce)
-        let endpoint = Request<EmptyResponse>("basic-auth/reporter/s3cret", timeout: 20, acceptedStatusCodes: [200, 401])
-        let (status, body) = try await bounded {
-            let streamed = try await client.stream(endpoint)
-            var body = Data()
-            for try await piece in streamed { body.append(piece) }
-            return (streamed.response.statusCode, body)
-        }
+        let (status, body) = try await streamAccepting401(with: client)
         let json = try JSON(data: body)   // throws when a second response's body follows the first
         #if canImport(FoundationNetworking)
         XCTAssertEqual(status, 401, "the head went to the stream before the challenge")

@@ -179,15 +179,19 @@ extension ChallengeIntegrationTests {
 }
 
 extension ChallengeIntegrationTests {
-    func test_givenAStreamThatAcceptsThe401_thenItsBodyIsStreamedToTheEnd() async throws {
-        let client = try makeClient()
+    /// Streams the protected route with an endpoint that accepts its `401`: the status and the whole body.
+    func streamAccepting401(with client: NetworkClient) async throws -> (status: Int, body: Data) {
         let endpoint = Request<EmptyResponse>("basic-auth/reporter/s3cret", timeout: 20, acceptedStatusCodes: [200, 401])
-        let (status, body) = try await bounded {
+        return try await bounded {
             let streamed = try await client.stream(endpoint)
             var body = Data()
             for try await piece in streamed { body.append(piece) }
             return (streamed.response.statusCode, body)
         }
+    }
+
+    func test_givenAStreamThatAcceptsThe401_thenItsBodyIsStreamedToTheEnd() async throws {
+        let (status, body) = try await streamAccepting401(with: try makeClient())
         XCTAssertEqual(status, 401)
         XCTAssertEqual(try JSON(data: body)["metadata"]["desc"].string, "credentials required",
                        "the whole body arrives and the stream ends without an error")
