@@ -295,7 +295,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         let original = registered?.0 ?? task.originalRequest?.url
         let decision = keepingBody(
             Self.checkingAnsweredChallenge(
-                RedirectRule.decide(from: original, hop: response.url, to: request, policy: redirects),
+                RedirectRule.decide(
+                    from: original, hop: response.url, to: request,
+                    location: response.value(forHTTPHeaderField: "Location"), policy: redirects),
                 answeredWithCredential: registered?.1 == true),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.

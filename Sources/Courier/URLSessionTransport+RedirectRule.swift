@@ -20,10 +20,20 @@ enum RedirectRule {
     ///   - original: The URL the request was sent to (what ``URLSessionTransport/RedirectPolicy/sameOrigin`` compares with).
     ///   - hop: The URL that answered with this redirect; `nil` means `original` (the first hop).
     ///   - next: The request URLSession proposes to send next.
+    ///   - location: The redirect's `Location` header; when given, the URL of `next` is replaced
+    ///     by the one it names (see ``target(of:from:proposed:)``).
     ///   - policy: Which redirects to follow.
     static func decide(
-        from original: URL?, hop: URL? = nil, to next: URLRequest, policy: URLSessionTransport.RedirectPolicy = .follow
+        from original: URL?, hop: URL? = nil, to proposed: URLRequest, location: String? = nil,
+        policy: URLSessionTransport.RedirectPolicy = .follow
     ) -> Decision {
+        let next: URLRequest
+        switch (target(of: location, from: hop ?? original, proposed: proposed), policy) {
+        case (_, .never): return .deliver
+        case (.failure, .sameOrigin): return .deliver   // another scheme is another origin
+        case (.failure(let refusal), _): return .refuse(refusal)
+        case (.success(let corrected), _): next = corrected
+        }
         let from = Origin(hop ?? original)
         let to = Origin(next.url)
         switch policy {
@@ -47,6 +57,33 @@ enum RedirectRule {
             stripped.setValue(nil, forHTTPHeaderField: name)
         }
         return .follow(stripped)
+    }
+
+    /// `proposed` sent to the URL that `location` names, resolved against `base` (the URL that
+    /// answered with the redirect) as RFC 3986 says, with its scheme lower-cased.
+    ///
+    /// FoundationNetworking (Linux) resolves a relative `Location` against the server's root
+    /// instead: `next` from `/a/b` became `/next`, `?page=2` became `/?page=2`, and `../up` was
+    /// sent as `/../up`; and it turned a `Location` of another scheme into a path on the same
+    /// server (`file:///etc/hostname` became `/etc/hostname`). On Apple platforms URLSession
+    /// resolves as RFC 3986 does, so this changes nothing there.
+    /// - Returns: `proposed` as it is when there is no `Location` or Foundation cannot read it;
+    ///   a refusal when it names something other than an `http` or `https` URL with a host (such
+    ///   as `file:`, `data:` or an app's own scheme), which the client could not send anyway.
+    static func target(of location: String?, from base: URL?, proposed: URLRequest) -> Result<URLRequest, NetworkError> {
+        guard let location, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
+            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
+        else { return .success(proposed) }
+        let scheme = components.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
+            return .failure(.invalidRequest(
+                reason: "redirect to a URL that is not http or https with a host refused (\(Redaction.redact(resolved)))"))
+        }
+        components.scheme = scheme
+        guard let url = components.url else { return .success(proposed) }
+        var next = proposed
+        next.url = url
+        return .success(next)
     }
 
     /// Scheme, host (both lower-cased) and port, with the scheme's default port filled in.

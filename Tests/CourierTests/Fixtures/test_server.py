@@ -16,9 +16,13 @@ Routes (every route answers any method unless noted):
   /delay/<seconds>           echo after the delay (float, capped at 30 s)
   /bytes/<n>                 n bytes where byte i == i % 256 (application/octet-stream)
   /json/large?kb=N           a JSON document of about N KiB (default 64)
-  /gzip                      a gzip-encoded JSON body
+  /gzip[?expand_mb=N]        a gzip-encoded JSON body; with expand_mb, N MiB of zero bytes gzip-encoded
+                             (a "zip bomb": about 1 KiB on the wire per MiB decompressed, N at most 4096)
   /response-headers?K=V      200 with the given response headers, JSON echo of them
   /redirect-to?url=U&status=302[&delay=S]   redirect to U (absolute or relative), after S seconds
+  /relative-redirect[/...]?location=L[&status=302]
+                             a redirect whose Location is L exactly as given (relative ones included);
+                             without location, an echo as /anything gives (where such a redirect lands)
   /redirect/<n>              a same-host chain of n redirects ending at /anything
   /redirect-loop/<status>    a redirect with that status to itself, for ever
   /bearer[/<realm>]          200 {"authenticated":true,"token":T} when Authorization: Bearer T is the realm's
@@ -95,6 +99,7 @@ import stat
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -206,6 +211,20 @@ def status_body(code, kind):
     if kind == "json":
         return json_bytes({"status": code}), "application/json"
     return b"", None
+
+
+GZIP_OF_ZEROS = {}
+
+
+def gzip_of_zeros(mib):
+    """N MiB of zero bytes, gzip-compressed in pieces (never held whole), cached per size."""
+    if mib not in GZIP_OF_ZEROS:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        piece = bytes(1 << 20)
+        out = [compressor.compress(piece) for _ in range(mib)]
+        out.append(compressor.flush())
+        GZIP_OF_ZEROS[mib] = b"".join(out)
+    return GZIP_OF_ZEROS[mib]
 
 
 def json_bytes(value):
@@ -388,7 +407,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, large_document(kb), "application/json")
 
     def route_gzip(self, parts, query, segments, body):
-        data = gzip.compress(json_bytes({"gzipped": True, "method": self.command}))
+        expand_mb = min(max(int(first(query, "expand_mb", "0")), 0), 4096)
+        if expand_mb:
+            data = gzip_of_zeros(expand_mb)
+        else:
+            data = gzip.compress(json_bytes({"gzipped": True, "method": self.command}))
         self.send(200, data, "application/json", {"Content-Encoding": "gzip"})
 
     def route_response_headers(self, parts, query, segments, body):
@@ -402,6 +425,13 @@ class Handler(BaseHTTPRequestHandler):
         code = int(first(query, "status", "302"))
         time.sleep(min(max(float(first(query, "delay", "0")), 0.0), MAX_DELAY))
         self.send(code, b"", None, {"Location": target})
+
+    def route_relative_redirect(self, parts, query, segments, body):
+        target = first(query, "location")
+        if target is None:
+            self.echo(parts, body)
+            return
+        self.send(int(first(query, "status", "302")), b"", None, {"Location": target})
 
     def route_redirect_loop(self, parts, query, segments, body):
         self.send(int(segments[1]), b"", None, {"Location": parts.path})
@@ -701,6 +731,7 @@ ROUTES = {
     "gzip": Handler.route_gzip,
     "response-headers": Handler.route_response_headers,
     "redirect-to": Handler.route_redirect_to,
+    "relative-redirect": Handler.route_relative_redirect,
     "redirect": Handler.route_redirect,
     "redirect-loop": Handler.route_redirect_loop,
     "bearer": Handler.route_bearer,

@@ -148,6 +148,16 @@ final class PayloadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(json["gzipped"].bool, true)
     }
 
+    /// The limit counts the body as it arrives decompressed, not the bytes on the wire: 64 KiB of
+    /// gzip that inflate to 64 MiB (a "zip bomb") must not be held in memory.
+    func test_givenAGzipBodyThatInflatesPastTheLimit_thenTheRequestFailsAsTooLarge() throws {
+        let client = try makeClient { $0.maximumResponseSize = 1 << 20 }
+        let bomb = LiveJSONEndpoint(path: "gzip", query: [URLQueryItem(name: "expand_mb", value: "64")])
+        let error = failure(of: client.response(for: bomb), within: 20)
+        XCTAssertEqual(error.map(errorKind), "invalidRequest")
+        XCTAssertTrue(String(describing: error).contains("1048576"), "the reason names the limit: \(String(describing: error))")
+    }
+
     func test_givenA1MiBUpload_thenTheServerReceivesEveryByte() throws {
         let client = try makeClient()
         let payload = Data((0..<(1 << 20)).map { UInt8(ascii: "a") + UInt8($0 % 26) })
