@@ -62,6 +62,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         var redirected = false
         /// The bytes FoundationNetworking counted as sent before it resent the request with a credential.
         var sentBeforeCredential: Int64 = 0
+        /// Set when ``URLSessionTransportDelegate/cookies`` handles this request's cookies: the
+        /// caller's own `Cookie` header (`nil` inside when it had none), kept apart from the jar's.
+        var cookieHeader: CallerCookie?
 
         /// The listener and the current report, or `nil` when nobody listens.
         var report: ProgressReport? { progress.map { ($0, transfer) } }
@@ -77,23 +80,31 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     let challengeHandler: URLSessionTransport.ChallengeHandler?
     /// Held while the session is invalidated and while a new task is made on it; `true` once invalidated.
     let sessionInvalidated = Protected(false)
+    /// Keeps and sends the session's cookies in FoundationNetworking's place (Linux; `nil` elsewhere,
+    /// and when the session handles no cookies).
+    let cookies: CookieJar?
 
-    init(redirects: URLSessionTransport.RedirectPolicy = .follow, challengeHandler: URLSessionTransport.ChallengeHandler? = nil) {
+    init(
+        redirects: URLSessionTransport.RedirectPolicy = .follow, challengeHandler: URLSessionTransport.ChallengeHandler? = nil,
+        cookies: CookieJar? = nil
+    ) {
         self.redirects = redirects
         self.challengeHandler = challengeHandler
+        self.cookies = cookies
     }
 
     func register(
         taskIdentifier: Int, originalURL: URL?, maximumSize: Int, bodySize: Int64? = nil, toFile: Bool = false,
         uploadFile: URL? = nil, memoryHeld: Int64 = 0, handle: TaskHandle? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
-        resumable: Bool = false, resuming partial: PartialDownload? = nil,
+        resumable: Bool = false, resuming partial: PartialDownload? = nil, cookieHeader: CallerCookie? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
             originalURL: originalURL, maximumSize: maximumSize, completion: completion, toFile: toFile,
             resumable: toFile && resumable, uploadFile: uploadFile, memoryHeld: memoryHeld, handle: handle,
             progress: progress, stream: stream)
+        entry.cookieHeader = cookieHeader
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
@@ -126,6 +137,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = dataTask.taskIdentifier
         let http = response as? HTTPURLResponse
+        if let cookies, let http, dataTask.originalRequest?.httpShouldHandleCookies != false { cookies.store(from: http) }
         let headers = Self.headers(of: http)
         var report: ProgressReport?
         // A HEAD answer, a 1xx, 204 or 304 has no body, whatever its Content-Length says (RFC 9110
@@ -291,14 +303,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let registered = tasks.withLock { tasks in tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle) } }
+        let registered = tasks.withLock { tasks in
+            tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle, $0.cookieHeader) }
+        }
         let original = registered?.0 ?? task.originalRequest?.url
         let decision = keepingBody(
-            Self.checkingAnsweredChallenge(
-                RedirectRule.decide(
-                    from: original, hop: response.url, to: request,
-                    location: response.value(forHTTPHeaderField: "Location"), policy: redirects),
-                answeredWithCredential: registered?.1 == true),
+            withCookies(
+                Self.checkingAnsweredChallenge(
+                    RedirectRule.decide(
+                        from: original, hop: response.url, to: request,
+                        location: response.value(forHTTPHeaderField: "Location"), policy: redirects),
+                    answeredWithCredential: registered?.1 == true),
+                after: response, caller: registered?.3),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
         let answer = { (reply: () -> Void) in Self.answer(through: registered?.2, reply) }
@@ -336,6 +352,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             entry.statusCode = http.statusCode
             entry.headers = Self.headers(of: http)
             entry.url = http.url
+            if entry.cookieHeader != nil { cookies?.store(from: http) }
         }
         if error == nil, entry.failure == nil, let writer = entry.file {
             if entry.appendsToSavedStart, writer.length != entry.totalLength {

@@ -118,7 +118,19 @@ public final class URLSessionTransport: HTTPTransport {
             configuration.httpAdditionalHeaders = additional
         }
         self.sessionCredentials = credentials
-        let delegate = URLSessionTransportDelegate(redirects: redirects, challengeHandler: challengeHandler)
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking's cookie handling breaks cookie sessions (see `CookieJar`): the
+        // transport keeps and sends the session's cookies itself, in the same storage.
+        var cookies: CookieJar?
+        if configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage {
+            cookies = CookieJar(storage: storage, policy: configuration.httpCookieAcceptPolicy)
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieStorage = nil
+        }
+        #else
+        let cookies: CookieJar? = nil
+        #endif
+        let delegate = URLSessionTransportDelegate(redirects: redirects, challengeHandler: challengeHandler, cookies: cookies)
         let queue = OperationQueue()
         queue.name = "courier.urlsession"
         queue.maxConcurrentOperationCount = 1
@@ -169,6 +181,8 @@ public final class URLSessionTransport: HTTPTransport {
             // only a backstop and must never fire first: round it up.
             request.timeoutInterval = timeout.rounded(.up)
         }
+        let cookieHeader: CallerCookie?
+        (request, cookieHeader) = delegate.addingCookies(to: request)
         // A file body is sent from the file (URLSession streams it; on Linux a file up to 64 MiB
         // is sent from memory, see `UploadFromMemory`); the request's own stream over it is left out.
         let task: URLSessionTask
@@ -187,7 +201,8 @@ public final class URLSessionTransport: HTTPTransport {
             maximumSize: context.maximumResponseSize, bodySize: bodySize,
             toFile: context.writesBodyToFile, uploadFile: context.uploadFile, memoryHeld: memoryHeld, handle: handle,
             progress: context.progress, stream: context.bodyStream,
-            resumable: context.resumesDownloads, resuming: context.partialDownload, completion: completion)
+            resumable: context.resumesDownloads, resuming: context.partialDownload, cookieHeader: cookieHeader,
+            completion: completion)
         task.resume()
         return handle
     }
