@@ -342,3 +342,18 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         return accepted
     }
 }
+
+extension Promise where Value == Void {
+    /// A `Promise<Void>` that is already fulfilled (PromiseKit's `Promise()`): a start for a chain
+    /// whose first step needs no input, or an answer for "nothing to do".
+    ///
+    /// ```swift
+    /// func syncIfNeeded() -> Promise<Void> {
+    ///     guard hasChanges else { return Promise() }
+    ///     return client.request(Sync()).asVoid()
+    /// }
+    /// ```
+    public convenience init() {
+        self.init(settled: .success(()))
+    }
+}

@@ -77,4 +77,18 @@ extension Resolver where Value == Void {
     public func fulfill() {
         promise._resolve(.success(()))
     }
+
+    /// Settles a `Promise<Void>` from a completion handler that reports only an error: `nil`
+    /// fulfils, anything else rejects (PromiseKit's `resolve(_:)` on `Resolver<Void>`).
+    ///
+    /// ```swift
+    /// let saved = Promise<Void> { seal in
+    ///     store.save(record, completion: seal.resolve)   // completion: (Error?) -> Void
+    /// }
+    /// ```
+    ///
+    /// - Parameter error: The handler's error, or `nil` for success.
+    public func resolve(_ error: (any Error)?) {
+        if let error { reject(error) } else { fulfill() }
+    }
 }
