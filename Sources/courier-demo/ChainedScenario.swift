@@ -10,14 +10,18 @@ enum ChainedScenario {
 
         trace.log("promise chain: request(list).map { first id }.then { request(detail) }.map { name }.done { … }")
         let chain = client.request(ProductList())
-            .map { list -> Int in list["products"][0]["id"].int ?? 1 }
+            .map { list -> Int in
+                guard let id = list["products"][0]["id"].int else {
+                    trace.log("  (the list has no products[0].id: an echo server; using id 1)")
+                    return 1
+                }
+                return id
+            }
             .then { id -> Promise<JSON> in
                 trace.log("  first item id \(id): requesting its detail")
                 return client.request(ProductDetail(id: id))
             }
-            // A server that echoes the request URL (httpbin) would repeat the base URL's query:
-            // only its path is shown.
-            .map { detail -> String in detail["name"].string ?? detail["url"].string.flatMap { URL(string: $0)?.path } ?? "?" }
+            .map { detail -> String in name(of: detail) }
             .done { name in trace.log("  done: \(name)") }
         let promiseOutcome = Result { try chain.wait() }
         trace.check((try? promiseOutcome.get()) != nil, "the promise chain fulfilled (\(describe(promiseOutcome)))")
@@ -27,11 +31,17 @@ enum ChainedScenario {
             let list = try await client.send(ProductList())
             let id = list["products"][0]["id"].int ?? 1
             let detail = try await client.send(ProductDetail(id: id))
-            return detail["name"].string ?? detail["url"].string ?? "?"
+            return name(of: detail)
         }
         if case .success(let name) = asyncOutcome { trace.log("  awaited: \(name)") }
         trace.check((try? asyncOutcome.get()) != nil, "the async/await version succeeded (\(describe(asyncOutcome)))")
     }
+}
+
+/// A product's name; from an echo server (scripts/test-server.sh's `path`, httpbin's `url`, whose
+/// query would repeat the base URL's), the path the request reached.
+private func name(of detail: JSON) -> String {
+    detail["name"].string ?? detail["path"].string ?? detail["url"].string.flatMap { URL(string: $0)?.path } ?? "?"
 }
 
 /// Runs async work from the synchronous demo and waits for it.
