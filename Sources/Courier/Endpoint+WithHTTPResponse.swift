@@ -42,6 +42,8 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
 
     /// The base endpoint's path.
     public var path: String { base.path }
+    /// The base endpoint's base URL.
+    public var baseURL: URL? { base.baseURL }
     /// The base endpoint's method.
     public var method: HTTPMethod { base.method }
     /// The base endpoint's query items.

@@ -28,6 +28,32 @@ public protocol Endpoint: Sendable {
     /// The path appended to the client's base URL, with exactly one `/` between them
     /// (a leading `/` is optional), e.g. `"users/42"`.
     var path: String { get }
+    /// The base URL this endpoint's ``path`` is joined to, instead of the client's; default `nil`,
+    /// the client's ``NetworkClient/Configuration/baseURL`` (Moya's per-target `baseURL`).
+    ///
+    /// For the odd call to another server (a CDN, an upload host, a pre-signed URL) or to a URL
+    /// the server handed out (a next-page link: ``Request/init(url:method:headers:body:)``).
+    /// The request still runs the whole pipeline and is held by ``NetworkClient/pause()``.
+    ///
+    /// **Credentials stay home.** When this URL's origin (scheme, host and port) differs from the
+    /// client's, the client's authenticator is not applied and a `401` from there starts no
+    /// refresh, and the client's `defaultHeaders` that hold credentials (`Authorization`,
+    /// `Cookie`, API keys, tokens: the names the logs redact) are left out. Put a credential that
+    /// server needs in the endpoint's own ``headers``. The same origin with another path (`/v2`
+    /// next to `/v1`) keeps everything.
+    ///
+    /// ```swift
+    /// struct Thumbnail: Endpoint {
+    ///     typealias Response = HTTPResponse
+    ///     let id: String
+    ///     var baseURL: URL? { URL(string: "https://cdn.example.com/images") }
+    ///     var path: String { "\(id)/small.jpg" }
+    /// }
+    /// ```
+    ///
+    /// The type must be exactly `URL?`: a property of another type (Moya's non-optional
+    /// `baseURL: URL`) is a different property, and the client's base URL is used.
+    var baseURL: URL? { get }
     /// The HTTP method; default ``HTTPMethod/get``.
     var method: HTTPMethod { get }
     /// Query items appended to the URL; default none.
@@ -103,6 +129,8 @@ public protocol Endpoint: Sendable {
 }
 
 extension Endpoint {
+    /// Default: `nil`, the client's base URL.
+    public var baseURL: URL? { nil }
     /// Default: ``HTTPMethod/get``.
     public var method: HTTPMethod { .get }
     /// Default: no query items.

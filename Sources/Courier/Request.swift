@@ -31,13 +31,17 @@ import FoundationNetworking
 /// Every property is a stored `var`: a copy can be changed freely. The path follows the
 /// client's usual rules (joined to the base URL with one `/`, percent-encoded, no `..`
 /// segments); an absolute URL in `path` is read as a path under the base URL, never followed to
-/// another host.
+/// another host. A whole URL (a next-page link the server sent) goes in ``init(url:method:headers:body:)``,
+/// which sets ``baseURL``: credentials then stay with the client's own origin.
 ///
 /// Alamofire and Get also declare a `Request`: in a file that imports one of them as well,
 /// write `Courier.Request`.
 public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// The path appended to the client's base URL, e.g. `"users/42"`.
     public var path: String
+    /// The base URL ``path`` is joined to instead of the client's; default `nil`, the client's
+    /// (see ``Endpoint/baseURL`` for what another origin gets).
+    public var baseURL: URL?
     /// The HTTP method; default ``HTTPMethod/get``.
     public var method: HTTPMethod
     /// Query items appended to the URL; default none.
@@ -117,6 +121,30 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
             acceptedStatusCodes: endpoint.acceptedStatusCodes, sampleData: endpoint.sampleData, base: endpoint)
         decoder = endpoint.decoder
         encoder = endpoint.encoder
+        baseURL = endpoint.baseURL
+    }
+
+    /// A request for exactly `url`, such as a next-page link from a response: its path and
+    /// query as they are, on its own server.
+    ///
+    /// ```swift
+    /// if let next = page.next {                       // "https://api.example.com/v1/items?cursor=8f2c"
+    ///     let more = try await client.send(Request<Page>(url: next))
+    /// }
+    /// ```
+    ///
+    /// It sets ``baseURL`` to `url` and ``path`` to `""`. On another origin than the client's, the
+    /// authenticator and the credential headers among the client's `defaultHeaders` are not
+    /// applied (see ``Endpoint/baseURL``); query items added to ``query`` follow the URL's own.
+    ///
+    /// - Parameters:
+    ///   - url: The whole URL, with a scheme and a host.
+    ///   - method: The HTTP method; default `.get`.
+    ///   - headers: Header fields over the client's defaults; default none.
+    ///   - body: The body; default `.none`.
+    public init(url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], body: RequestBody = .none) {
+        self.init("", method: method, headers: headers, body: body)
+        baseURL = url
     }
 
     // The one initialiser that sets the stored properties; the public ones differ in their first
@@ -159,6 +187,13 @@ extension Request where Response == JSON {
             path: path, method: method, query: query, headers: headers, body: body, timeout: timeout,
             retryPolicy: retryPolicy, requiresAuthentication: requiresAuthentication,
             acceptedStatusCodes: acceptedStatusCodes, sampleData: sampleData, base: nil)
+    }
+
+    /// A request for exactly `url`, answered with untyped ``JSON``; see the typed
+    /// ``Request/init(url:method:headers:body:)``.
+    public init(url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], body: RequestBody = .none) {
+        self.init("", method: method, headers: headers, body: body)
+        baseURL = url
     }
 }
 

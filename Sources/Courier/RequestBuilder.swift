@@ -10,6 +10,8 @@ import FoundationNetworking
 /// string join, one `URL(string:)` parse and one header-dictionary assignment.
 struct RequestBuilder: Sendable {
     private let base: Result<BaseURL, NetworkError>
+    /// The client's origin: an endpoint whose own base URL lies elsewhere gets no credentials.
+    let origin: URLOrigin
     private let defaultHeaders: [String: String]
     private let timeout: TimeInterval
     private let cachePolicy: URLRequest.CachePolicy
@@ -17,6 +19,7 @@ struct RequestBuilder: Sendable {
 
     init(configuration: NetworkClient.Configuration) {
         base = BaseURL.parse(configuration.baseURL)
+        origin = URLOrigin(configuration.baseURL)
         defaultHeaders = configuration.defaultHeaders
         timeout = configuration.timeout
         cachePolicy = configuration.cachePolicy
@@ -35,7 +38,8 @@ struct RequestBuilder: Sendable {
     /// ``RequestBody/file(_:contentType:)`` body, which each attempt reopens (the request streams
     /// it already), or a form with file parts (the request has no body yet).
     func makeRequest<E: Endpoint>(for endpoint: E) throws(NetworkError) -> (request: URLRequest, upload: UploadSource?) {
-        let base = try base.get()
+        let ownBase = endpoint.baseURL
+        let base = try (ownBase.map(BaseURL.parse) ?? base).get()
         let url = try base.url(appending: endpoint.path, query: endpoint.query)
         let interval = endpoint.timeout ?? timeout
         guard interval > 0 else {
@@ -44,6 +48,10 @@ struct RequestBuilder: Sendable {
         let (body, contentType, upload) = try endpoint.body.encoded(using: endpoint.encoder ?? encoder.coder)
 
         var headers = defaultHeaders
+        if let ownBase, URLOrigin(ownBase) != origin {
+            // Another server: the client's credentials stay home (see `Endpoint.baseURL`).
+            headers = headers.filter { !Redaction.isSensitive(headerName: $0.key) }
+        }
         if let contentType { headers.setCaseInsensitive("Content-Type", to: contentType) }
         for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
         try HeaderValidation.check(headers)

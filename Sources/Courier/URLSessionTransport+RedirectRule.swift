@@ -34,12 +34,12 @@ enum RedirectRule {
         case (.failure(let refusal), _): return .refuse(refusal)
         case (.success(let corrected), _): next = corrected
         }
-        let from = Origin(hop ?? original)
-        let to = Origin(next.url)
+        let from = URLOrigin(hop ?? original)
+        let to = URLOrigin(next.url)
         switch policy {
         case .never:
             return .deliver
-        case .sameOrigin where Origin(original) != to:
+        case .sameOrigin where URLOrigin(original) != to:
             return .deliver
         case .follow, .sameOrigin:
             break
@@ -84,23 +84,5 @@ enum RedirectRule {
         var next = proposed
         next.url = url
         return .success(next)
-    }
-
-    /// Scheme, host (both lower-cased) and port, with the scheme's default port filled in.
-    private struct Origin: Equatable {
-        let scheme: String?
-        let host: String?
-        let port: Int?
-
-        init(_ url: URL?) {
-            scheme = url?.scheme?.lowercased()
-            host = url?.host?.lowercased()
-            switch (url?.port, scheme) {
-            case (let port?, _): self.port = port
-            case (nil, "http"): port = 80
-            case (nil, "https"): port = 443
-            default: port = nil
-            }
-        }
     }
 }

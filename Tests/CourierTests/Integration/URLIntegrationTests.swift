@@ -41,4 +41,18 @@ final class URLIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(response.header("x-rate-limit"), "5")
         XCTAssertEqual(response.header("X-RATE-LIMIT"), "5")
     }
+
+    /// A next-page link the server handed out, sent as it is; on another origin (localhost
+    /// against the client's 127.0.0.1) the client's credential header stays home.
+    func test_givenRequestForAWholeURL_thenItArrivesAsWrittenAndCredentialsStayHome() throws {
+        let client = try makeClient { $0.defaultHeaders["X-Api-Key"] = "home-key" }
+        let port = try XCTUnwrap(try server.baseURL.port)
+        for (host, key) in [("127.0.0.1", "home-key"), ("localhost", nil)] {
+            let link = try XCTUnwrap(URL(string: "http://\(host):\(port)/anything/items?cursor=8f%2B2c&limit=20"))
+            let echo = try value(of: client.request(Request<ServerEcho>(url: link)))
+            XCTAssertEqual(echo.path, "/anything/items", host)
+            XCTAssertEqual(echo.query, ["cursor": "8f+2c", "limit": "20"], host)
+            XCTAssertEqual(echo.header("X-Api-Key"), key, host)
+        }
+    }
 }
