@@ -28,7 +28,7 @@ final class CookieJar: @unchecked Sendable {
     /// keeps no order). `nil` when there is none.
     func header(for url: URL, now: Date = Date()) -> String? {
         guard let host = url.host?.lowercased() else { return nil }
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = Self.requestPath(of: url)
         let secure = url.scheme?.lowercased() == "https"
         let matching = (storage.cookies ?? []).filter { cookie in
             (cookie.expiresDate.map { $0 > now } ?? true) && (secure || !cookie.isSecure)
@@ -54,11 +54,19 @@ final class CookieJar: @unchecked Sendable {
               let header = response.value(forHTTPHeaderField: "Set-Cookie"), !header.isEmpty
         else { return }
         for cookie in SetCookie.parse(header, from: url, now: now) {
-            for old in storage.cookies ?? [] where old.name == cookie.name && old.path == cookie.path
-                && old.domain.lowercased() == Self.storedDomain(of: cookie) {
-                storage.deleteCookie(old)
+            let domain = Self.storedDomain(of: cookie)
+            let stored = storage.cookies ?? []
+            let existing = stored.first { $0.name == cookie.name && $0.path == cookie.path && $0.domain.lowercased() == domain }
+            if let expires = cookie.expires, expires <= now {
+                if let existing { storage.deleteCookie(existing) }
+                continue
             }
-            if let expires = cookie.expires, expires <= now { continue }
+            // A new cookie past the limits is dropped (a server cannot fill memory with them);
+            // one that replaces a stored cookie always goes in. `setCookie` replaces in one step.
+            if existing == nil, stored.count >= Self.maximumCookies
+                || stored.lazy.filter({ $0.domain.lowercased() == domain }).count >= Self.maximumCookiesPerDomain {
+                continue
+            }
             var properties: [HTTPCookiePropertyKey: Any] = [
                 .name: cookie.name, .value: cookie.value, .domain: Self.storedDomain(of: cookie), .path: cookie.path,
             ]
@@ -66,6 +74,17 @@ final class CookieJar: @unchecked Sendable {
             if let expires = cookie.expires { properties[.expires] = expires } else { properties[.discard] = "TRUE" }
             if let made = HTTPCookie(properties: properties) { storage.setCookie(made) }
         }
+    }
+
+    /// The most cookies kept for one domain, and in all (what browsers allow, roughly).
+    static let maximumCookiesPerDomain = 180
+    static let maximumCookies = 3000
+
+    /// The path cookies are matched against: percent-encoded as sent, trailing `/` kept (`URL.path`
+    /// decodes and drops it), `/` when empty.
+    static func requestPath(of url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
+        return path.isEmpty ? "/" : path
     }
 
     /// How `HTTPCookie` tells the two kinds apart: a domain cookie's domain starts with a dot.

@@ -67,7 +67,7 @@ enum HTTPDate {
     }
 
     /// The instant, or `nil` when the day does not exist in that month.
-    private static func date(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
+    static func date(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
         guard (1...daysIn(month: month, year: year)).contains(day) else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         // In floating point: on a 32-bit `Int` (watchOS devices) `days * 86_400` overflows past 2038.
@@ -103,7 +103,7 @@ enum HTTPDate {
 
     private static let shortDayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     private static let longDayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 }
 
 /// Reads an HTTP-date's printable ASCII bytes left to right; every method consumes only on success.

@@ -25,7 +25,8 @@ struct SetCookie: Equatable {
     /// address other than the address itself) is left out.
     static func parse(_ header: String, from url: URL, now: Date) -> [SetCookie] {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return [] }
-        return split(header).compactMap { parse(line: $0, host: host, requestPath: url.path, now: now) }
+        let path = CookieJar.requestPath(of: url)
+        return split(header).compactMap { parse(line: $0, host: host, requestPath: path, now: now) }
     }
 
     /// Splits joined `Set-Cookie` values: a comma starts a new cookie only when the text after it
@@ -65,12 +66,9 @@ struct SetCookie: Equatable {
             let (key, argument) = keyAndValue(attribute)
             switch key {
             case "max-age":
-                if let seconds = Int(argument, radix: 10), argument.first.map({ $0 == "-" || $0.isNumber }) == true {
-                    maxAge = seconds <= 0 ? -1 : min(TimeInterval(seconds), maximumAge)
-                }
+                maxAge = Self.maxAge(argument) ?? maxAge
             case "expires":
-                expires = HTTPDate.parse(argument, now: now)
-                    ?? HTTPDate.parse(argument.replacingOccurrences(of: "-", with: " "), now: now)
+                expires = CookieDate.parse(argument) ?? expires
             case "domain":
                 let domain = argument.lowercased().drop { $0 == "." }
                 domainAttribute = domain.isEmpty ? nil : String(domain)
@@ -100,6 +98,16 @@ struct SetCookie: Equatable {
             }
         }
         return cookie
+    }
+
+    /// RFC 6265 §5.2.2: `-` or a digit first, then digits; zero or less expires the cookie
+    /// (`-1`), anything else is capped at ``maximumAge`` (a number too long for `Int` included).
+    static func maxAge(_ text: String) -> TimeInterval? {
+        let digits = text.first == "-" ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        if text.first == "-" { return -1 }
+        guard let seconds = Int(digits) else { return maximumAge }
+        return seconds == 0 ? -1 : min(TimeInterval(seconds), maximumAge)
     }
 
     private static func keyAndValue(_ attribute: Substring) -> (String, String) {

@@ -15,19 +15,26 @@ extension URLSessionTransportDelegate {
     /// `httpShouldHandleCookies` is `false`).
     func addingCookies(to request: URLRequest) -> (URLRequest, CallerCookie?) {
         guard let cookies, request.httpShouldHandleCookies else { return (request, nil) }
-        let own = request.value(forHTTPHeaderField: "Cookie")
+        let own = request.value(forHTTPHeaderField: "Cookie").flatMap { $0.isEmpty ? nil : $0 }
         return (cookies.applying(to: request, own: own), CallerCookie(value: own))
     }
 
     /// Keeps the cookies a redirect response sets, then gives a followed redirect's next request
     /// the cookies of its own URL (FoundationNetworking would send the previous URL's, without
-    /// those the redirect just set). The caller's own `Cookie` header stays only where the
-    /// redirect rule kept it (within one origin).
-    func withCookies(_ decision: RedirectRule.Decision, after response: HTTPURLResponse, caller: CallerCookie?) -> RedirectRule.Decision {
+    /// those the redirect just set). The caller's own `Cookie` header stays only while the
+    /// redirect rule keeps it (within one origin): once a hop to another origin dropped it, it
+    /// is gone for the rest of the chain, as `Authorization` is, even on a hop back.
+    func withCookies(
+        _ decision: RedirectRule.Decision, after response: HTTPURLResponse, caller: CallerCookie?, identifier: Int
+    ) -> RedirectRule.Decision {
         guard let cookies, let caller else { return decision }
         cookies.store(from: response)
         guard case .follow(let next) = decision else { return decision }
-        let own = next.value(forHTTPHeaderField: "Cookie") == nil ? nil : caller.value
+        var own = caller.value
+        if own != nil, next.value(forHTTPHeaderField: "Cookie") == nil {
+            own = nil
+            tasks.withLock { $0[identifier]?.cookieHeader = CallerCookie(value: nil) }
+        }
         return .follow(cookies.applying(to: next, own: own))
     }
 }

@@ -314,7 +314,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                         from: original, hop: response.url, to: request,
                         location: response.value(forHTTPHeaderField: "Location"), policy: redirects),
                     answeredWithCredential: registered?.1 == true),
-                after: response, caller: registered?.3),
+                after: response, caller: registered?.3, identifier: identifier),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
         let answer = { (reply: () -> Void) in Self.answer(through: registered?.2, reply) }

@@ -66,23 +66,30 @@ enum RedirectRule {
     /// instead: `next` from `/a/b` became `/next`, `?page=2` became `/?page=2`, and `../up` was
     /// sent as `/../up`; and it turned a `Location` of another scheme into a path on the same
     /// server (`file:///etc/hostname` became `/etc/hostname`). On Apple platforms URLSession
-    /// resolves as RFC 3986 does, so this changes nothing there.
+    /// resolves as RFC 3986 does, and its proposal is kept; only the refusal applies there.
     /// - Returns: `proposed` as it is when there is no `Location` or Foundation cannot read it;
     ///   a refusal when it names something other than an `http` or `https` URL with a host (such
     ///   as `file:`, `data:` or an app's own scheme), which the client could not send anyway.
     static func target(of location: String?, from base: URL?, proposed: URLRequest) -> Result<URLRequest, NetworkError> {
         guard let location, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
-            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
+            let components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
         else { return .success(proposed) }
         let scheme = components.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
             return .failure(.invalidRequest(
                 reason: "redirect to a URL that is not http or https with a host refused (\(Redaction.redact(resolved)))"))
         }
-        components.scheme = scheme
-        guard let url = components.url else { return .success(proposed) }
+        #if canImport(FoundationNetworking)
+        var lowered = components
+        lowered.scheme = scheme
+        guard let url = lowered.url else { return .success(proposed) }
         var next = proposed
         next.url = url
         return .success(next)
+        #else
+        // URLSession resolves as RFC 3986 does, and may have changed the URL for reasons of its
+        // own (an HSTS upgrade to https): its proposal stands.
+        return .success(proposed)
+        #endif
     }
 }

@@ -76,4 +76,27 @@ final class CookieJarTests: XCTestCase {
         jar.store(from: try response("https://api.example.com/", setCookie: "a=1"))
         XCTAssertEqual(jar.storage.cookies?.count ?? 0, 0)
     }
+
+    func test_givenPathsWithTrailingSlashesOrEscapes_thenTheyMatchAsSent() throws {
+        let jar = try jar()
+        jar.store(from: try response("https://api.example.com/", setCookie: "dir=1; Path=/dir/, esc=2; Path=/a%20b"))
+        XCTAssertEqual(try header(jar, "https://api.example.com/dir/"), "dir=1")
+        XCTAssertEqual(try header(jar, "https://api.example.com/dir/x"), "dir=1")
+        XCTAssertNil(try header(jar, "https://api.example.com/dir"), "/dir is not under /dir/")
+        XCTAssertEqual(try header(jar, "https://api.example.com/a%20b/c"), "esc=2")
+        jar.store(from: try response("https://api.example.com/app/", setCookie: "home=1"))
+        XCTAssertEqual(try header(jar, "https://api.example.com/app/page"), "home=1", "the default path of /app/ is /app")
+        XCTAssertNil(try header(jar, "https://api.example.com/other"))
+    }
+
+    func test_givenAServerSettingEndlessCookies_thenOneDomainKeepsAtMostTheLimit() throws {
+        let jar = try jar()
+        let many = (0..<(CookieJar.maximumCookiesPerDomain + 20)).map { "c\($0)=1" }.joined(separator: ", ")
+        jar.store(from: try response("https://api.example.com/", setCookie: many))
+        XCTAssertEqual(jar.storage.cookies?.count, CookieJar.maximumCookiesPerDomain)
+        jar.store(from: try response("https://api.example.com/", setCookie: "c0=2"))
+        XCTAssertTrue(try XCTUnwrap(header(jar, "https://api.example.com/")).contains("c0=2"), "a stored cookie is still replaced")
+        jar.store(from: try response("https://other.example.com/", setCookie: "fresh=1"))
+        XCTAssertEqual(try header(jar, "https://other.example.com/"), "fresh=1", "another domain has its own limit")
+    }
 }

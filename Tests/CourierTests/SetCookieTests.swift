@@ -73,4 +73,22 @@ final class SetCookieTests: XCTestCase {
         XCTAssertEqual(try one(" spaced = value with spaces ").value, "value with spaces")
         XCTAssertTrue(SetCookie.parse("a=1", from: URL(string: "file:///tmp/x")!, now: now).isEmpty, "no host, no cookie")
     }
+
+    func test_givenExpiresInTheFormsServersWrite_thenEachIsRead() throws {
+        let expected = try XCTUnwrap(HTTPDate.parse("Thu, 01 Jan 2099 00:00:01 GMT", now: now))
+        for text in ["Thu, 01 Jan 2099 00:00:01 GMT", "Thu, 01-Jan-2099 00:00:01 GMT", "Thu, 1 Jan 2099 00:00:01 UTC",
+                     "Thursday, 01-Jan-2099 00:00:01 GMT", "01 Jan 2099 0:0:1", "Jan 1 00:00:01 2099"] {
+            XCTAssertEqual(CookieDate.parse(text), expected, text)
+        }
+        XCTAssertEqual(CookieDate.parse("Thu, 01-Jan-70 00:00:01 GMT"), Date(timeIntervalSince1970: 1), "70 is 1970")
+        for bad in ["", "tomorrow", "Thu, 31 Feb 2099 00:00:00 GMT", "Thu, 01 Jan 2099 24:00:00 GMT", "Thu, 01 Jan 1500 00:00:00 GMT",
+                    String(repeating: "1", count: 500)] {
+            XCTAssertNil(CookieDate.parse(bad), bad.prefix(40).debugDescription)
+        }
+        XCTAssertLessThanOrEqual(try XCTUnwrap(try one("gone=; Expires=Thu, 01 Jan 1970 00:00:00 UTC").expires), now,
+                                 "a deletion in UTC is read")
+        XCTAssertEqual(SetCookie.maxAge("99999999999999999999"), SetCookie.maximumAge, "too long for Int: capped, not ignored")
+        XCTAssertEqual(SetCookie.maxAge("-99999999999999999999"), -1)
+        XCTAssertNil(SetCookie.maxAge("12a"))
+    }
 }
