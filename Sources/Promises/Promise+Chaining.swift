@@ -98,12 +98,20 @@ extension Promise {
     ///     return cache.load()
     /// }
     /// ```
+    ///
+    /// A fallback that must not hide a cancellation (a logout's `cancelAll()`, a screen that
+    /// went away) passes `policy: .allErrorsExceptCancellation`, PromiseKit's default: the
+    /// cancellation then travels on to `catch` instead of the fallback's value.
+    ///
     /// - Parameters:
     ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - policy: Whether cancellations reach `body`. Default: ``CatchPolicy/allErrors``, as for
+    ///     `catch`.
     ///   - body: Returns a replacement promise, or rethrows to keep the promise rejected.
     @inlinable
     public func recover(
         on queue: DispatchQueue = .promises,
+        policy: CatchPolicy = .allErrors,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
         let child = Promise<Value>(upstream: self)
@@ -112,6 +120,8 @@ extension Promise {
                 guard child.isPending else { return }
                 switch result {
                 case .success:
+                    child._resolve(result)
+                case .failure(let error) where policy == .allErrorsExceptCancellation && isCancellation(error):
                     child._resolve(result)
                 case .failure(let error):
                     do { child._adopt(try body(error)) } catch { child._resolve(.failure(error)) }

@@ -90,6 +90,20 @@ final class ChainingTests: XCTestCase {
         XCTAssertEqual(value(of: Promise.value(3).recover { _ in .value(7) }), 3)
     }
 
+    func test_givenRecoverSkippingCancellations_whenCancelled_thenTheCancellationPassesThroughAndOtherErrorsRecover() {
+        let (pending, resolver) = Promise<Int>.pending()
+        let skipping = pending.recover(policy: .allErrorsExceptCancellation) { _ in .value(1) }
+        let (other, otherResolver) = Promise<Int>.pending()
+        let taking = other.recover { _ in .value(2) }
+        pending.cancel()
+        other.cancel()
+        XCTAssertEqual(error(of: skipping) as? PromiseError, .cancelled)
+        XCTAssertEqual(value(of: taking), 2, "the default policy hands cancellations to the body")
+        let failed = Promise<Int>(error: TestError(5)).recover(policy: .allErrorsExceptCancellation) { _ in .value(3) }
+        XCTAssertEqual(value(of: failed), 3, "other errors are recovered")
+        withExtendedLifetime((resolver, otherResolver)) {}
+    }
+
     func test_givenEnsure_thenItRunsForEitherResultAndPassesItOn() {
         let runs = Counter()
         XCTAssertEqual(value(of: Promise.value(1).ensure { runs.increment() }), 1)
