@@ -54,6 +54,8 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var body: RequestBody { base.body }
     /// The base endpoint's timeout.
     public var timeout: TimeInterval? { base.timeout }
+    /// The base endpoint's cache policy.
+    public var cachePolicy: URLRequest.CachePolicy? { base.cachePolicy }
     /// The base endpoint's retry policy.
     public var retryPolicy: RetryPolicy? { base.retryPolicy }
     /// Whether the base endpoint is authenticated.

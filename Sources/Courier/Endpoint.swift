@@ -64,6 +64,19 @@ public protocol Endpoint: Sendable {
     var body: RequestBody { get }
     /// The timeout in seconds for this request; default `nil`, meaning the client's.
     var timeout: TimeInterval? { get }
+    /// The cache policy for this request; default `nil`, meaning the client's
+    /// ``NetworkClient/Configuration/cachePolicy`` (Get's `configure` closure, Alamofire's
+    /// `requestModifier`, for this one setting).
+    ///
+    /// ```swift
+    /// struct Balance: Endpoint {
+    ///     var path: String { "me/balance" }
+    ///     var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }   // always fresh
+    /// }
+    /// ```
+    ///
+    /// The type must be exactly `URLRequest.CachePolicy?`, as for ``decoder``.
+    var cachePolicy: URLRequest.CachePolicy? { get }
     /// How to retry failures; default `nil`, meaning the client's
     /// ``NetworkClient/Configuration/retryPolicy`` (itself `nil` by default: no retries).
     /// `RetryPolicy.none` never retries, whatever the client says (spell it out: a bare `.none`
@@ -141,6 +154,8 @@ extension Endpoint {
     public var body: RequestBody { .none }
     /// Default: `nil`, the client's timeout.
     public var timeout: TimeInterval? { nil }
+    /// Default: `nil`, the client's cache policy.
+    public var cachePolicy: URLRequest.CachePolicy? { nil }
     /// Default: `nil`, the client's policy (none unless configured).
     public var retryPolicy: RetryPolicy? { nil }
     /// Default: `true`.

@@ -52,6 +52,8 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     public var body: RequestBody
     /// The timeout in seconds; default `nil`, the client's.
     public var timeout: TimeInterval?
+    /// The cache policy; default `nil`, the client's.
+    public var cachePolicy: URLRequest.CachePolicy?
     /// How to retry failures; default `nil`, the client's policy (none unless configured).
     public var retryPolicy: RetryPolicy?
     /// Whether the client's authenticator applies its credential; default `true`.
@@ -122,6 +124,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         decoder = endpoint.decoder
         encoder = endpoint.encoder
         baseURL = endpoint.baseURL
+        cachePolicy = endpoint.cachePolicy
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

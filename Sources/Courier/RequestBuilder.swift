@@ -56,7 +56,7 @@ struct RequestBuilder: Sendable {
         for (name, value) in endpoint.headers { headers.setCaseInsensitive(name, to: value) }
         try HeaderValidation.check(headers)
 
-        var request = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: interval)
+        var request = URLRequest(url: url, cachePolicy: endpoint.cachePolicy ?? cachePolicy, timeoutInterval: interval)
         // A new URLRequest's method is already "GET". FoundationNetworking's setter normalises
         // the name with case-insensitive, locale-aware string comparisons (thousands of
         // instructions), so it is only called for the other methods.

@@ -203,6 +203,21 @@ final class RequestBuilderTests: XCTestCase {
         XCTAssertEqual(fallback.cachePolicy, .reloadIgnoringLocalCacheData)
     }
 
+    func test_givenEndpointCachePolicy_whenBuilt_thenItBeatsTheClients() throws {
+        struct Fresh: Endpoint {
+            var path: String { "balance" }
+            var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }
+        }
+        let client = try client("https://api.example.com") { $0.cachePolicy = .returnCacheDataElseLoad }
+        XCTAssertEqual(try client.makeURLRequest(for: Fresh()).cachePolicy, .reloadIgnoringLocalCacheData)
+        XCTAssertEqual(try client.makeURLRequest(for: Fresh().withHTTPResponse()).cachePolicy, .reloadIgnoringLocalCacheData)
+        XCTAssertEqual(try client.makeURLRequest(for: Request(Fresh())).cachePolicy, .reloadIgnoringLocalCacheData)
+        var oneOff = Request("balance")
+        XCTAssertEqual(try client.makeURLRequest(for: oneOff).cachePolicy, .returnCacheDataElseLoad)
+        oneOff.cachePolicy = .reloadIgnoringLocalCacheData
+        XCTAssertEqual(try client.makeURLRequest(for: oneOff).cachePolicy, .reloadIgnoringLocalCacheData)
+    }
+
     func test_givenDefaultConfiguration_whenRead_thenTimeoutIs60Seconds() throws {
         XCTAssertEqual(try client("https://api.example.com").configuration.timeout, 60)
     }
