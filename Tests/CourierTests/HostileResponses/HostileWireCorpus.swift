@@ -124,6 +124,45 @@ enum HostileWireCorpus {
         HostileWireResponse("Content-Encoding: deflate over plain bytes", "HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .transport),
         HostileWireResponse("Content-Encoding: br over plain bytes", "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .transport),
         HostileWireResponse("unknown Content-Encoding", "HTTP/1.1 200 OK\r\nContent-Encoding: x-weird\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .transport),
+        HostileWireResponse("101 Switching Protocols, then closed",
+                            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", expect: .transport),
+        // Valid HTTP/1.1, but FoundationNetworking reads the trailer as the start of a new
+        // response and traps at the end ("Transfer completed, but there's no response").
+        HostileWireResponse("chunked body with a trailer field", chunked("0\r\nX-Trailer: v\r\n\r\n"), expect: nil),
+        HostileWireResponse("Content-Length and chunked together (chunked wins)",
+                            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + String(item.utf8.count, radix: 16) + "\r\n" + item + "\r\n0\r\n\r\n",
+                            expect: .decoded),
+        HostileWireResponse("Transfer-Encoding: gzip, chunked",
+                            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                                + String(item.utf8.count, radix: 16) + "\r\n" + item + "\r\n0\r\n\r\n",
+                            expect: .transport),
+        HostileWireResponse("an HTTP/2 status line on an HTTP/1.1 connection",
+                            "HTTP/2 200\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .transport),
+        HostileWireResponse("status 999", "HTTP/1.1 999 Weird\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .unexpectedStatus(999)),
+        HostileWireResponse("two-digit status", "HTTP/1.1 20 OK\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .transport),
+        HostileWireResponse("status line with an empty reason phrase",
+                            "HTTP/1.1 200 \r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .decoded),
+        // Without the space after the code (the grammar requires it; curl and browsers accept
+        // it, FoundationNetworking's parser does not).
+        HostileWireResponse("status line without the space after the code",
+                            "HTTP/1.1 200\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item, expect: .transport),
+        HostileWireResponse("Content-Length with a plus sign",
+                            "HTTP/1.1 200 OK\r\nContent-Length: +\(item.utf8.count)\r\n\r\n" + item, expect: .decoded),
+        HostileWireResponse("Content-Length: 0, then bytes anyway",
+                            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" + item, expect: .decodingFailed),
+        HostileWireResponse("5000 header lines",
+                            "HTTP/1.1 200 OK\r\n" + String(repeating: "X-N: v\r\n", count: 5000)
+                                + "Content-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .decoded),
+        HostileWireResponse("5000 interim 100 Continue answers, then the answer",
+                            String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 5000)
+                                + "HTTP/1.1 200 OK\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
+                            expect: .decoded),
+        HostileWireResponse("204 with a chunked body",
+                            "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", expect: .decodingFailed),
         HostileWireResponse("404 closed mid-body",
                             "HTTP/1.1 404 Not Found\r\nContent-Length: 500\r\n\r\n{\"message\":\"gone",
                             expect: .transport),
