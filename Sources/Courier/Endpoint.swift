@@ -32,7 +32,7 @@ public protocol Endpoint: Sendable {
     /// the client's ``NetworkClient/Configuration/baseURL`` (Moya's per-target `baseURL`).
     ///
     /// For the odd call to another server (a CDN, an upload host, a pre-signed URL) or to a URL
-    /// the server handed out (a next-page link: ``Request/init(url:method:headers:body:)``).
+    /// the server handed out (a next-page link: `Request(url:)`).
     /// The request still runs the whole pipeline and is held by ``NetworkClient/pause()``.
     ///
     /// **Credentials stay home.** When this URL's origin (scheme, host and port) differs from the

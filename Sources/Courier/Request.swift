@@ -31,7 +31,7 @@ import FoundationNetworking
 /// Every property is a stored `var`: a copy can be changed freely. The path follows the
 /// client's usual rules (joined to the base URL with one `/`, percent-encoded, no `..`
 /// segments); an absolute URL in `path` is read as a path under the base URL, never followed to
-/// another host. A whole URL (a next-page link the server sent) goes in ``init(url:method:headers:body:)``,
+/// another host. A whole URL (a next-page link the server sent) goes in `Request(url:)`,
 /// which sets ``baseURL``: credentials then stay with the client's own origin.
 ///
 /// Alamofire and Get also declare a `Request`: in a file that imports one of them as well,
@@ -193,7 +193,7 @@ extension Request where Response == JSON {
     }
 
     /// A request for exactly `url`, answered with untyped ``JSON``; see the typed
-    /// ``Request/init(url:method:headers:body:)``.
+    /// `init(url:method:headers:body:)`.
     public init(url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], body: RequestBody = .none) {
         self.init("", method: method, headers: headers, body: body)
         baseURL = url
