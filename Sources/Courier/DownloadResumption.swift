@@ -153,11 +153,16 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
 
     // MARK: The download's side
 
-    /// What identifies the resource a part belongs to: the method, the client's base URL and the
-    /// endpoint's path. The query is left out, so that a signed URL whose signature was renewed
-    /// still resumes; the server's validator (`If-Range`) guards the rest.
+    /// What identifies the resource a part belongs to: the method, the base URL (the endpoint's
+    /// own ``Endpoint/baseURL``, else the client's) and the endpoint's path. Queries are left out,
+    /// so that a signed URL whose signature was renewed still resumes; the server's validator
+    /// (`If-Range`) guards the rest.
     static func origin(of endpoint: any Endpoint, at baseURL: URL) -> String {
-        "\(endpoint.method.rawValue) \(baseURL.absoluteString) \(endpoint.path)"
+        let base = endpoint.baseURL ?? baseURL
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: true)
+        components?.query = nil
+        components?.fragment = nil
+        return "\(endpoint.method.rawValue) \(components?.string ?? base.absoluteString) \(endpoint.path)"
     }
 
     /// Claims the resumption for a download that is about to be built; the download then

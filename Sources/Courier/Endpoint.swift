@@ -82,7 +82,9 @@ public protocol Endpoint: Sendable {
     /// `RetryPolicy.none` never retries, whatever the client says (spell it out: a bare `.none`
     /// here is `nil`).
     var retryPolicy: RetryPolicy? { get }
-    /// Whether the client's authenticator applies its credential; default `true`.
+    /// Whether the client's authenticator applies its credential; default `true`. It never does
+    /// on another origin than the client's (see ``baseURL``). `false` also lets the request pass
+    /// ``NetworkClient/pause()`` (the lane a login or refresh call takes).
     var requiresAuthentication: Bool { get }
     /// The body a stub answers with when none is configured; default empty.
     var sampleData: Data { get }

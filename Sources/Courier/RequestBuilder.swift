@@ -48,7 +48,7 @@ struct RequestBuilder: Sendable {
         let (body, contentType, upload) = try endpoint.body.encoded(using: endpoint.encoder ?? encoder.coder)
 
         var headers = defaultHeaders
-        if let ownBase, URLOrigin(ownBase) != origin {
+        if ownBase != nil, URLOrigin(url) != origin {
             // Another server: the client's credentials stay home (see `Endpoint.baseURL`).
             headers = headers.filter { !Redaction.isSensitive(headerName: $0.key) }
         }

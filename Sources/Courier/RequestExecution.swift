@@ -76,9 +76,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.timeout = request.timeoutInterval
         let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
         self.retryPolicy = retryPolicy
-        // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`).
-        self.requiresAuthentication = endpoint.requiresAuthentication
-            && (endpoint.baseURL.map { URLOrigin($0) == core.builder.origin } ?? true)
+        // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),
+        // judged on the URL that was built (as the builder judged the default headers).
+        self.requiresAuthentication = endpoint.requiresAuthentication && URLOrigin(request.url) == core.builder.origin
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }

@@ -143,4 +143,18 @@ extension DownloadResumptionTests {
         XCTAssertEqual(counts.other, 0)
         XCTAssertTrue(eventually { outcomes.withLock { $0.pauses } == 8 * cycles / 2 }, "every pause fulfilled")
     }
+
+    /// A part is kept for one resource: `Request(url:)` downloads of two files are two resources
+    /// (the endpoint's own base URL counts), and a renewed signature in the query is the same one.
+    func test_givenDownloadsOfWholeURLs_thenEachFileIsItsOwnResourceWhateverItsQuery() throws {
+        let client = try XCTUnwrap(URL(string: "https://api.example.com/v1?key=1"))
+        func origin(_ url: String) throws -> String {
+            DownloadResumption.origin(of: Request<JSON>(url: try XCTUnwrap(URL(string: url))), at: client)
+        }
+        XCTAssertNotEqual(try origin("https://files.example.com/a.bin"), try origin("https://files.example.com/b.bin"))
+        XCTAssertNotEqual(try origin("https://one.example.com/a.bin"), try origin("https://two.example.com/a.bin"))
+        XCTAssertEqual(try origin("https://files.example.com/a.bin?sig=old"), try origin("https://files.example.com/a.bin?sig=new"))
+        XCTAssertEqual(DownloadResumption.origin(of: Request<JSON>("a.bin"), at: client),
+                       DownloadResumption.origin(of: Request<JSON>("a.bin"), at: try XCTUnwrap(URL(string: "https://api.example.com/v1?key=2"))))
+    }
 }
