@@ -301,7 +301,8 @@ extension NetworkClient {
         return RequestExecution(
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,
-            streamsBody: streamsBody, upload: upload, resuming: resuming, decode: decode)
+            streamsBody: streamsBody, upload: upload, resuming: resuming, onClientOrigin: made.onClientOrigin,
+            decode: decode)
     }
 }
 

@@ -67,6 +67,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         streamsBody: Bool = false,
         upload: UploadSource? = nil,
         resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil,
+        onClientOrigin: Bool = true,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -77,8 +78,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
         self.retryPolicy = retryPolicy
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),
-        // judged on the URL that was built (as the builder judged the default headers).
-        self.requiresAuthentication = endpoint.requiresAuthentication && URLOrigin(request.url) == core.builder.origin
+        // as the builder decided when it left out the credential default headers.
+        self.requiresAuthentication = endpoint.requiresAuthentication && onClientOrigin
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
