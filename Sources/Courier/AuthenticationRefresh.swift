@@ -59,7 +59,7 @@ final class AuthenticationRefresh: Sendable {
         case .failed(let error):
             waiter.fail(.authenticationFailed(underlying: error))
         case .refresh:
-            core.gate.pause()
+            core.gate.pause(.refresh)
             authenticator.refresh(failedCredential: failedCredential)
                 .timeout(seconds: core.configuration.timeout)
                 .tap { [self] result in finish(result, replacing: failedCredential, gate: core.gate) }
@@ -121,6 +121,6 @@ final class AuthenticationRefresh: Sendable {
             let failure = NetworkError.authenticationFailed(underlying: error)
             for waiter in waiters { waiter.refreshFailed(failure) }
         }
-        gate.resume()
+        gate.resume(.refresh)
     }
 }

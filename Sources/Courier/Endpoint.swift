@@ -33,7 +33,8 @@ public protocol Endpoint: Sendable {
     ///
     /// For the odd call to another server (a CDN, an upload host, a pre-signed URL) or to a URL
     /// the server handed out (a next-page link: `Request(url:)`).
-    /// The request still runs the whole pipeline and is held by ``NetworkClient/pause()``.
+    /// The request still runs the whole pipeline and is held by ``NetworkClient/pause()``
+    /// (not by a credential refresh: it carries no credential).
     ///
     /// **Credentials stay home.** When this URL's origin (scheme, host and port) differs from the
     /// client's, the client's authenticator is not applied and a `401` from there starts no

@@ -108,12 +108,15 @@ public final class NetworkClient: Sendable {
     }
 
     /// Balances one ``pause()``. When the last pause is balanced, held requests leave in the
-    /// order they were issued. A resume without a matching pause does nothing.
+    /// order they were issued (those that will carry the credential wait for a credential
+    /// refresh that is running, which pauses apart). A resume without a matching pause does
+    /// nothing, and never releases requests a refresh holds.
     public func resume() {
         core.gate.resume()
     }
 
-    /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.
+    /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``, or while a
+    /// credential refresh holds traffic.
     public var isPaused: Bool {
         core.gate.isPaused
     }

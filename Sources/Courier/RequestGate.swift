@@ -4,6 +4,9 @@ import Dispatch
 protocol GatedRequest: AnyObject, Sendable {
     /// `true` for requests that no pause holds (endpoints with `requiresAuthentication == false`).
     var bypassesPause: Bool { get }
+    /// `true` for requests that carry the authenticator's credential: the ones a credential
+    /// refresh holds (not those to another origin, nor those that bypass pauses).
+    var requiresAuthentication: Bool { get }
     /// Called when the request leaves the gate: on the submitting thread when the gate was open
     /// and idle, otherwise on the gate's queue (see ``RequestGate/isRunningOnAGateQueue``).
     func passGate(ticket: UInt64)
@@ -22,7 +25,10 @@ protocol GatedRequest: AnyObject, Sendable {
 /// - A request is checked again when it leaves the queue, so a pause also holds requests that
 ///   were submitted just before it but had not left yet.
 /// - Requests whose endpoint does not require authentication bypass every pause (the lane a
-///   credential refresh uses; simpler than telling apart who paused).
+///   credential refresh uses).
+/// - A credential refresh pauses apart from the user (``pause(_:)`` with ``Reason/refresh``): it
+///   holds only requests that carry the credential, so a request to another origin waits for no
+///   refresh, and a user's extra ``resume(_:)`` cannot release requests in the middle of one.
 /// - A held or queued request can be withdrawn (cancelled or timed out); it then never leaves
 ///   the gate. The gate lets go of a held one at once, and of a queued one when its block runs.
 final class RequestGate: Sendable {
@@ -30,8 +36,12 @@ final class RequestGate: Sendable {
     let queue: DispatchQueue
     private let state = Protected(GateState())
 
+    /// Who paused: the user (``NetworkClient/pause()``) or a credential refresh.
+    enum Reason: Sendable { case user, refresh }
+
     private struct GateState: Sendable {
         var pauseCount = 0
+        var refreshPauseCount = 0
         var nextTicket: UInt64 = 0
         var held: [UInt64: any GatedRequest] = [:]
         var isClosed = false
@@ -58,9 +68,10 @@ final class RequestGate: Sendable {
         DispatchQueue.getSpecific(key: queueKey) == true
     }
 
-    /// `true` while at least one ``pause()`` has not been balanced by a ``resume()``.
+    /// `true` while at least one ``pause(_:)`` (the user's or a refresh's) has not been balanced
+    /// by a ``resume(_:)``.
     var isPaused: Bool {
-        state.withLock { $0.pauseCount > 0 }
+        state.withLock { $0.pauseCount > 0 || $0.refreshPauseCount > 0 }
     }
 
     /// How many requests the gate holds now (for tests and diagnostics).
@@ -68,22 +79,37 @@ final class RequestGate: Sendable {
         state.withLock { $0.held.count }
     }
 
-    /// Holds every request that has not left the gate yet. Counted: each pause needs a resume.
-    func pause() {
-        state.withLock { $0.pauseCount += 1 }
+    /// Holds every request that has not left the gate yet (a refresh: every one that carries the
+    /// credential). Counted per reason: each pause needs a resume with the same reason.
+    func pause(_ reason: Reason = .user) {
+        state.withLock { state in
+            switch reason {
+            case .user: state.pauseCount += 1
+            case .refresh: state.refreshPauseCount += 1
+            }
+        }
     }
 
-    /// Balances one ``pause()``; at zero the held requests leave in issue order.
-    /// A resume without a pause does nothing.
-    func resume() {
+    /// Balances one ``pause(_:)`` of the same reason; the held requests that no pause holds any
+    /// more leave in issue order. A resume without a pause of its reason does nothing.
+    func resume(_ reason: Reason = .user) {
         let released = state.withLock { state -> [(UInt64, any GatedRequest)] in
-            guard state.pauseCount > 0 else { return [] }
-            state.pauseCount -= 1
-            guard state.pauseCount == 0, !state.held.isEmpty else { return [] }
-            let released = state.held.sorted { $0.key < $1.key }
-            state.held = [:]
+            switch reason {
+            case .user:
+                guard state.pauseCount > 0 else { return [] }
+                state.pauseCount -= 1
+            case .refresh:
+                guard state.refreshPauseCount > 0 else { return [] }
+                state.refreshPauseCount -= 1
+            }
+            guard !state.held.isEmpty else { return [] }
+            let released = state.held.filter { !Self.holds($0.value, in: state) }.sorted { $0.key < $1.key }
+            guard !released.isEmpty else { return [] }
+            for (ticket, _) in released {
+                state.held[ticket] = nil
+                state.onQueue.insert(ticket)
+            }
             state.queuedBlocks += 1
-            for (ticket, _) in released { state.onQueue.insert(ticket) }
             return released
         }
         guard !released.isEmpty else { return }
@@ -144,7 +170,7 @@ final class RequestGate: Sendable {
     private func admit(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Admission {
         state.withLock { state in
             if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
-            if state.pauseCount > 0 && !request.bypassesPause {
+            if Self.holds(request, in: state) {
                 if state.isClosed { return .closed }
                 state.held[ticket] = request
                 return .held
@@ -154,6 +180,12 @@ final class RequestGate: Sendable {
             state.onQueue.insert(ticket)
             return .queued
         }
+    }
+
+    /// Whether a pause in `state` holds `request`: the user's holds all but the refresh lane, a
+    /// refresh's only the requests that carry the credential.
+    private static func holds(_ request: any GatedRequest, in state: GateState) -> Bool {
+        (state.pauseCount > 0 && !request.bypassesPause) || (state.refreshPauseCount > 0 && request.requiresAuthentication)
     }
 
     /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.

@@ -98,4 +98,27 @@ final class EndpointBaseURLTests: XCTestCase {
         XCTAssertNotNil(try XCTUnwrap(settle(held)).get())
         XCTAssertEqual(transport.sendCount, 1)
     }
+
+    /// A credential refresh holds the requests that will carry the credential, not one to another
+    /// server, which carries none: it goes out while the refresh runs.
+    func test_givenARefreshRunning_thenARequestToAnotherOriginIsNotHeldByIt() throws {
+        let (refreshed, refresh) = Promise<String>.pending()
+        let refreshStarted = expectation(description: "refresh started")
+        let auth = TokenAuthenticator(token: "stale") { _ -> Promise<String> in
+            refreshStarted.fulfill()
+            return refreshed
+        }
+        let transport = RecordingTransport(.immediate { request in
+            let stale = request.url?.host == "api.example.com" && request.value(forHTTPHeaderField: "Authorization") != "Bearer fresh"
+            return .success(HTTPResponse(statusCode: stale ? 401 : 200, headers: [:], body: Data(), url: request.url))
+        })
+        let client = client(transport, authenticator: auth)
+        let home = client.request(Thumbnail(baseURL: nil))
+        wait(for: [refreshStarted], timeout: 5)
+        let elsewhere = try XCTUnwrap(settle(client.request(Thumbnail(baseURL: URL(string: "https://cdn.example.com")))))
+        XCTAssertEqual(try elsewhere.get().statusCode, 200, "answered while the refresh still runs")
+        XCTAssertTrue(home.isPending, "the home request waits for the refresh")
+        refresh.fulfill("fresh")
+        XCTAssertEqual(try XCTUnwrap(settle(home)).get().statusCode, 200)
+    }
 }

@@ -27,11 +27,15 @@ final class RequestGateTests: XCTestCase {
     final class Probe: GatedRequest {
         let name: String
         let bypassesPause: Bool
+        let requiresAuthentication: Bool
         let log: Log
 
-        init(_ name: String, bypass: Bool = false, log: Log) {
+        /// - Parameter credential: Whether it carries the credential (a refresh holds it); by
+        ///   default every request that does not bypass pauses does.
+        init(_ name: String, bypass: Bool = false, credential: Bool? = nil, log: Log) {
             self.name = name
             self.bypassesPause = bypass
+            self.requiresAuthentication = credential ?? !bypass
             self.log = log
         }
 
@@ -87,6 +91,61 @@ final class RequestGateTests: XCTestCase {
         gate.pause()
         XCTAssertTrue(gate.isPaused, "one pause after extra resumes must pause")
         gate.resume()
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    /// A credential refresh holds only the requests that carry the credential: one to another
+    /// origin and the refresh lane pass, and the user's pause stays the user's.
+    func test_givenARefreshPause_thenOnlyCredentialedRequestsAreHeld() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause(.refresh)
+        submit(Probe("credentialed", log: log), to: gate)
+        submit(Probe("elsewhere", credential: false, log: log), to: gate)
+        submit(Probe("lane", bypass: true, log: log), to: gate)
+        drain(gate)
+        XCTAssertEqual(log.all, ["elsewhere passed", "lane passed"])
+        XCTAssertTrue(gate.isPaused)
+        gate.resume(.refresh)
+        drain(gate)
+        XCTAssertEqual(log.all, ["elsewhere passed", "lane passed", "credentialed passed"])
+    }
+
+    /// An unbalanced user `resume()` during a refresh releases nothing the refresh holds (with one
+    /// shared count it did: requests left with the credential being replaced).
+    func test_givenARefreshPause_whenTheUserResumesWithoutPausing_thenNothingIsReleased() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause(.refresh)
+        submit(Probe("a", log: log), to: gate)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, [])
+        gate.resume(.refresh)
+        drain(gate)
+        XCTAssertEqual(log.all, ["a passed"])
+    }
+
+    /// Both pauses at once: each request leaves once no pause holds it, in issue order.
+    func test_givenAUserPauseAndARefreshPause_thenEachRequestLeavesWhenNothingHoldsIt() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        gate.pause(.refresh)
+        submit(Probe("c1", log: log), to: gate)
+        submit(Probe("x1", credential: false, log: log), to: gate)
+        submit(Probe("c2", log: log), to: gate)
+        submit(Probe("x2", credential: false, log: log), to: gate)
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["x1 passed", "x2 passed"], "the refresh still holds the credentialed ones")
+        gate.pause()
+        gate.resume(.refresh)
+        drain(gate)
+        XCTAssertEqual(log.all, ["x1 passed", "x2 passed"], "the user paused again")
+        gate.resume()
+        drain(gate)
+        XCTAssertEqual(log.all, ["x1 passed", "x2 passed", "c1 passed", "c2 passed"])
         XCTAssertFalse(gate.isPaused)
     }
 
