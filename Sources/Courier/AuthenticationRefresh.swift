@@ -17,8 +17,9 @@ protocol AuthenticationWaiter: AnyObject, Sendable {
 
 /// The client's single-flight credential refresh.
 ///
-/// When a request fails authentication with the current credential, traffic is paused (the gate
-/// holds new requests), one refresh runs, and every request that failed meanwhile waits for it.
+/// When a request fails authentication with the current credential, the gate holds the requests
+/// that carry the credential (a refresh pause, apart from the user's), one refresh runs, and
+/// every request that failed meanwhile waits for it.
 /// Success replays the waiters, failure fails them with ``NetworkError/authenticationFailed(underlying:)``;
 /// either way the pause is lifted. A request that carried an already-replaced credential is
 /// replayed at once without a refresh.

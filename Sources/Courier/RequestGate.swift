@@ -3,9 +3,11 @@ import Dispatch
 /// What the gate needs from a request waiting to leave it.
 protocol GatedRequest: AnyObject, Sendable {
     /// `true` for requests that no pause holds (endpoints with `requiresAuthentication == false`).
+    /// Must not change while the request is in the gate.
     var bypassesPause: Bool { get }
     /// `true` for requests that carry the authenticator's credential: the ones a credential
-    /// refresh holds (not those to another origin, nor those that bypass pauses).
+    /// refresh holds (not those to another origin; never those that bypass pauses). Must not
+    /// change while the request is in the gate.
     var requiresAuthentication: Bool { get }
     /// Called when the request leaves the gate: on the submitting thread when the gate was open
     /// and idle, otherwise on the gate's queue (see ``RequestGate/isRunningOnAGateQueue``).
@@ -14,14 +16,14 @@ protocol GatedRequest: AnyObject, Sendable {
     func gateClosed()
 }
 
-/// The pausable queue every request passes before it is sent: a serial `DispatchQueue` plus a
-/// counted pause.
+/// The pausable queue every request passes before it is sent: a serial `DispatchQueue` plus two
+/// counted pauses, the user's and a credential refresh's.
 ///
-/// - ``pause()`` increments the count and ``resume()`` decrements it; an extra resume is
-///   ignored, so the count never goes negative. `DispatchQueue.suspend()` is not used because
+/// - ``pause(_:)`` increments its reason's count and ``resume(_:)`` decrements it; an extra
+///   resume is ignored, so no count goes negative. `DispatchQueue.suspend()` is not used because
 ///   libdispatch crashes on an unbalanced resume or on releasing a suspended queue.
-/// - While the count is above zero, requests that reach the gate are held in issue order;
-///   when it returns to zero they are released in that order.
+/// - While a count is above zero, the requests it holds are held in issue order; on each resume,
+///   those that no pause holds any more are released in that order.
 /// - A request is checked again when it leaves the queue, so a pause also holds requests that
 ///   were submitted just before it but had not left yet.
 /// - Requests whose endpoint does not require authentication bypass every pause (the lane a
@@ -103,12 +105,18 @@ final class RequestGate: Sendable {
                 state.refreshPauseCount -= 1
             }
             guard !state.held.isEmpty else { return [] }
-            let released = state.held.filter { !Self.holds($0.value, in: state) }.sorted { $0.key < $1.key }
-            guard !released.isEmpty else { return [] }
-            for (ticket, _) in released {
-                state.held[ticket] = nil
-                state.onQueue.insert(ticket)
+            let released: [(UInt64, any GatedRequest)]
+            if state.pauseCount == 0 && state.refreshPauseCount == 0 {
+                released = state.held.sorted { $0.key < $1.key }   // all of them (a backlog can be large)
+                state.held = [:]
+            } else {
+                let (user, refresh) = (state.pauseCount, state.refreshPauseCount)
+                released = state.held.filter { !Self.holds($0.value, userPauses: user, refreshPauses: refresh) }
+                    .sorted { $0.key < $1.key }
+                for (ticket, _) in released { state.held[ticket] = nil }
             }
+            guard !released.isEmpty else { return [] }
+            for (ticket, _) in released { state.onQueue.insert(ticket) }
             state.queuedBlocks += 1
             return released
         }
@@ -170,7 +178,7 @@ final class RequestGate: Sendable {
     private func admit(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Admission {
         state.withLock { state in
             if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
-            if Self.holds(request, in: state) {
+            if Self.holds(request, userPauses: state.pauseCount, refreshPauses: state.refreshPauseCount) {
                 if state.isClosed { return .closed }
                 state.held[ticket] = request
                 return .held
@@ -182,10 +190,12 @@ final class RequestGate: Sendable {
         }
     }
 
-    /// Whether a pause in `state` holds `request`: the user's holds all but the refresh lane, a
-    /// refresh's only the requests that carry the credential.
-    private static func holds(_ request: any GatedRequest, in state: GateState) -> Bool {
-        (state.pauseCount > 0 && !request.bypassesPause) || (state.refreshPauseCount > 0 && request.requiresAuthentication)
+    /// Whether the pauses hold `request`: the user's hold all but the refresh lane, a refresh's
+    /// only the requests that carry the credential. The refresh lane is never held, whatever it
+    /// says about credentials (the refresh call itself must never wait for its own refresh).
+    private static func holds(_ request: any GatedRequest, userPauses: Int, refreshPauses: Int) -> Bool {
+        guard userPauses > 0 || refreshPauses > 0, !request.bypassesPause else { return false }
+        return userPauses > 0 || request.requiresAuthentication
     }
 
     /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.
@@ -197,8 +207,10 @@ final class RequestGate: Sendable {
             request.passGate(ticket: ticket)
         case .queued:
             queue.async { [self] in
-                state.withLock { $0.queuedBlocks -= 1 }
+                // Counted until it has left: a request submitted meanwhile queues behind it
+                // instead of passing at once ahead of it (as the release block does).
                 route(request, ticket: ticket, fromQueue: true)
+                state.withLock { $0.queuedBlocks -= 1 }
             }
             return !fromQueue
         case .held:

@@ -388,6 +388,112 @@ final class RequestGateTests: XCTestCase {
         XCTAssertFalse(gate.isPaused)
     }
 
+    /// Submissions of all three kinds racing pauses and resumes of both reasons, each balanced:
+    /// every request leaves exactly once, and nothing stays held.
+    func test_givenConcurrentSubmitsAndBothKindsOfPause_whenAllResumed_thenEveryRequestLeavesOnce() {
+        let gate = RequestGate()
+        let done = expectation(description: "all passed")
+        done.expectedFulfillmentCount = 3_000
+        let log = Log(expectation: done)
+        DispatchQueue.concurrentPerform(iterations: 3_000) { index in
+            let reason: RequestGate.Reason = index.isMultiple(of: 2) ? .user : .refresh
+            let pauses = index.isMultiple(of: 7)
+            if pauses { gate.pause(reason) }
+            let probe = switch index % 3 {
+            case 0: Probe("r\(index)", log: log)
+            case 1: Probe("r\(index)", credential: false, log: log)
+            default: Probe("r\(index)", bypass: true, log: log)
+            }
+            gate.submit(probe, ticket: gate.makeTicket())
+            if pauses { gate.resume(reason) }
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(log.all.count, 3_000)
+        XCTAssertEqual(Set(log.all).count, 3_000, "each left once")
+        XCTAssertEqual(gate.heldCount, 0)
+        XCTAssertFalse(gate.isPaused)
+    }
+
+    /// The release filter itself: a user resume during a refresh takes only what the refresh does
+    /// not hold out of the held set (seen before the queue re-checks anything).
+    func test_givenBothPauses_whenTheUserResumes_thenOnlyRequestsWithoutTheCredentialLeaveTheHeldSet() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause(.refresh)
+        gate.pause()
+        submit(Probe("c", log: log), to: gate)
+        submit(Probe("x", credential: false, log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()
+        XCTAssertEqual(gate.heldCount, 1, "only the credentialed request stays held")
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, ["x passed"])
+        gate.resume(.refresh)
+        drain(gate)
+        XCTAssertEqual(log.all, ["x passed", "c passed"])
+    }
+
+    /// Released by the user's resume, then a refresh starts before the release runs: the queue's
+    /// last check holds the credentialed request again, and lets the other go.
+    func test_givenARefreshStartingWhileAReleaseWaitsOnTheQueue_thenTheCredentialedRequestIsHeldAgain() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        submit(Probe("c", log: log), to: gate)
+        submit(Probe("x", credential: false, log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()
+        XCTAssertEqual(gate.heldCount, 0, "both released to the queue")
+        gate.pause(.refresh)
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, ["x passed"])
+        XCTAssertEqual(gate.heldCount, 1)
+        gate.resume(.refresh)
+        drain(gate)
+        XCTAssertEqual(log.all, ["x passed", "c passed"])
+    }
+
+    /// A probe whose `passGate` waits for `proceed` after signalling `entered`: it holds the
+    /// gate's queue in the middle of leaving.
+    final class SlowProbe: GatedRequest {
+        let bypassesPause = false
+        let requiresAuthentication = true
+        let log: Log
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+
+        init(log: Log) { self.log = log }
+
+        func passGate(ticket: UInt64) {
+            entered.signal()
+            proceed.wait()
+            log.add("second passed")
+        }
+        func gateClosed() { log.add("second closed") }
+    }
+
+    /// Submissions from one thread leave in the order made, also when the first waited on the
+    /// queue: its block counts until it has left, so the next one queues behind it instead of
+    /// passing at once while it is still leaving.
+    func test_givenASubmissionLeavingFromTheQueue_thenALaterOneDoesNotOvertakeIt() {
+        let gate = RequestGate()
+        let log = Log()
+        gate.pause()
+        submit(Probe("held", log: log), to: gate)
+        gate.resume()                                   // a release block is queued
+        let second = SlowProbe(log: log)
+        gate.submit(second, ticket: gate.makeTicket())  // queued behind it
+        XCTAssertEqual(second.entered.wait(timeout: .now() + 5), .success)
+        submit(Probe("third", log: log), to: gate)      // while "second" is leaving
+        second.proceed.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, ["held passed", "second passed", "third passed"])
+    }
+
     // MARK: Through the client
 
     struct Ping: Endpoint {
