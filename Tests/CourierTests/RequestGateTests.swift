@@ -470,7 +470,9 @@ final class RequestGateTests: XCTestCase {
 
         func passGate(ticket: UInt64) {
             entered.signal()
-            proceed.wait()
+            // Bounded: were it ever called inline on the test's own thread, the test fails
+            // instead of waiting for itself for ever.
+            if proceed.wait(timeout: .now() + 10) == .timedOut { log.add("second waited in vain") }
             log.add("second passed")
         }
         func gateClosed() { log.add("second closed") }
@@ -482,11 +484,14 @@ final class RequestGateTests: XCTestCase {
     func test_givenASubmissionLeavingFromTheQueue_thenALaterOneDoesNotOvertakeIt() {
         let gate = RequestGate()
         let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
         gate.pause()
         submit(Probe("held", log: log), to: gate)
+        gate.queue.async { blocker.wait() }             // keeps the release below queued
         gate.resume()                                   // a release block is queued
         let second = SlowProbe(log: log)
-        gate.submit(second, ticket: gate.makeTicket())  // queued behind it
+        gate.submit(second, ticket: gate.makeTicket())  // queued behind it, not passing inline
+        blocker.signal()
         XCTAssertEqual(second.entered.wait(timeout: .now() + 5), .success)
         submit(Probe("third", log: log), to: gate)      // while "second" is leaving
         second.proceed.signal()
