@@ -27,10 +27,12 @@ final class CookieJar: @unchecked Sendable {
     /// expired, `Secure` ones only over `https`; longer paths first, then by name (the storage
     /// keeps no order). `nil` when there is none.
     func header(for url: URL, now: Date = Date()) -> String? {
-        guard let host = url.host?.lowercased() else { return nil }
+        // Most sessions hold no cookies: the URL's parts (thousands of instructions to read on
+        // Linux) are read only when there is something to match.
+        guard let stored = storage.cookies, !stored.isEmpty, let host = url.host?.lowercased() else { return nil }
         let path = Self.requestPath(of: url)
         let secure = url.scheme?.lowercased() == "https"
-        let matching = (storage.cookies ?? []).filter { cookie in
+        let matching = stored.filter { cookie in
             (cookie.expiresDate.map { $0 > now } ?? true) && (secure || !cookie.isSecure)
                 && Self.domain(cookie.domain, matches: host) && Self.path(cookie.path, matches: path)
         }
@@ -68,7 +70,7 @@ final class CookieJar: @unchecked Sendable {
                 continue
             }
             var properties: [HTTPCookiePropertyKey: Any] = [
-                .name: cookie.name, .value: cookie.value, .domain: Self.storedDomain(of: cookie), .path: cookie.path,
+                .name: cookie.name, .value: cookie.value, .domain: domain, .path: cookie.path,
             ]
             if cookie.secure { properties[.secure] = "TRUE" }
             if let expires = cookie.expires { properties[.expires] = expires } else { properties[.discard] = "TRUE" }

@@ -27,23 +27,18 @@ enum RedirectRule {
         from original: URL?, hop: URL? = nil, to proposed: URLRequest, location: String? = nil,
         policy: URLSessionTransport.RedirectPolicy = .follow
     ) -> Decision {
+        if case .never = policy { return .deliver }
         let next: URLRequest
-        switch (target(of: location, from: hop ?? original, proposed: proposed), policy) {
-        case (_, .never): return .deliver
-        case (.failure, .sameOrigin): return .deliver   // another scheme is another origin
-        case (.failure(let refusal), _): return .refuse(refusal)
-        case (.success(let corrected), _): next = corrected
+        switch target(of: location, from: hop ?? original, proposed: proposed) {
+        case .success(let corrected):
+            next = corrected
+        case .failure(let refusal):
+            if case .sameOrigin = policy { return .deliver }   // another scheme is another origin
+            return .refuse(refusal)
         }
         let from = URLOrigin(hop ?? original)
         let to = URLOrigin(next.url)
-        switch policy {
-        case .never:
-            return .deliver
-        case .sameOrigin where URLOrigin(original) != to:
-            return .deliver
-        case .follow, .sameOrigin:
-            break
-        }
+        if case .sameOrigin = policy, URLOrigin(original) != to { return .deliver }
         // Judged per hop: http → https → http must not go back to clear text either.
         if from.scheme == "https" && to.scheme == "http" {
             return .refuse(.invalidRequest(

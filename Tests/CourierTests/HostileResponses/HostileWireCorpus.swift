@@ -41,6 +41,12 @@ enum HostileWireCorpus {
             + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
     }
 
+    /// A `challenged` answer, which must end at once in that status with the body's metadata.
+    private static func challengeRow(_ name: String, _ status: Int, _ challenge: String) -> HostileWireResponse {
+        HostileWireResponse(name, challenged(status, challenge),
+                            expect: .clientError(status, metadata: .fields(status: "401", message: "sign in")))
+    }
+
     static let all: [HostileWireResponse] = [
         HostileWireResponse("empty reply", "", expect: .transport),
         HostileWireResponse("body without a status line (HTTP/0.9)", item, expect: .transport),
@@ -84,32 +90,21 @@ enum HostileWireCorpus {
                                 + "HTTP/1.1 200 OK\r\nContent-Length: \(item.utf8.count)\r\n\r\n" + item,
                             expect: .decoded),
         // FoundationNetworking waits for ever on a Basic challenge unless the transport declines it.
-        HostileWireResponse("401 with a Basic challenge", challenged(401, "WWW-Authenticate: Basic realm=\"x\"\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
+        challengeRow("401 with a Basic challenge", 401, "WWW-Authenticate: Basic realm=\"x\"\r\n"),
         HostileWireResponse("401 with a Basic challenge and no body",
                             "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
                             expect: .clientError(401, metadata: .none)),
-        HostileWireResponse("401 with a Bearer and a Basic challenge",
-                            challenged(401, "WWW-Authenticate: Bearer realm=\"x\"\r\nWWW-Authenticate: Basic realm=\"x\"\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("407 with a Basic proxy challenge", challenged(407, "Proxy-Authenticate: Basic realm=\"x\"\r\n"),
-                            expect: .clientError(407, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with a Digest challenge",
-                            challenged(401, "WWW-Authenticate: Digest realm=\"x\", nonce=\"abc\", qop=\"auth\"\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with a Negotiate challenge", challenged(401, "WWW-Authenticate: Negotiate\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with an NTLM challenge", challenged(401, "WWW-Authenticate: NTLM\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with two Basic challenges",
-                            challenged(401, "WWW-Authenticate: Basic realm=\"a\"\r\nWWW-Authenticate: Basic realm=\"b\"\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with a lower-case basic challenge", challenged(401, "www-authenticate: basic realm=x\r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("401 with an empty challenge", challenged(401, "WWW-Authenticate: \r\n"),
-                            expect: .clientError(401, metadata: .fields(status: "401", message: "sign in"))),
-        HostileWireResponse("407 with a Digest proxy challenge", challenged(407, "Proxy-Authenticate: Digest realm=\"x\", nonce=\"n\"\r\n"),
-                            expect: .clientError(407, metadata: .fields(status: "401", message: "sign in"))),
+        challengeRow("401 with a Bearer and a Basic challenge", 401,
+                     "WWW-Authenticate: Bearer realm=\"x\"\r\nWWW-Authenticate: Basic realm=\"x\"\r\n"),
+        challengeRow("407 with a Basic proxy challenge", 407, "Proxy-Authenticate: Basic realm=\"x\"\r\n"),
+        challengeRow("401 with a Digest challenge", 401, "WWW-Authenticate: Digest realm=\"x\", nonce=\"abc\", qop=\"auth\"\r\n"),
+        challengeRow("401 with a Negotiate challenge", 401, "WWW-Authenticate: Negotiate\r\n"),
+        challengeRow("401 with an NTLM challenge", 401, "WWW-Authenticate: NTLM\r\n"),
+        challengeRow("401 with two Basic challenges", 401,
+                     "WWW-Authenticate: Basic realm=\"a\"\r\nWWW-Authenticate: Basic realm=\"b\"\r\n"),
+        challengeRow("401 with a lower-case basic challenge", 401, "www-authenticate: basic realm=x\r\n"),
+        challengeRow("401 with an empty challenge", 401, "WWW-Authenticate: \r\n"),
+        challengeRow("407 with a Digest proxy challenge", 407, "Proxy-Authenticate: Digest realm=\"x\", nonce=\"n\"\r\n"),
         HostileWireResponse("401 with a Basic challenge, closed mid-body",
                             "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 500\r\n\r\n{\"message\"",
                             expect: .transport),
