@@ -26,13 +26,16 @@ protocol GatedRequest: AnyObject, Sendable {
 ///   those that no pause holds any more are released in that order.
 /// - A request is checked again when it leaves the queue, so a pause also holds requests that
 ///   were submitted just before it but had not left yet.
+/// - Requests leave the queue one drain at a time, lowest ticket first: a release and the
+///   submissions that queued behind an earlier release share one line, so a request held again
+///   on its way out is never overtaken by one issued after it.
 /// - Requests whose endpoint does not require authentication bypass every pause (the lane a
 ///   credential refresh uses).
 /// - A credential refresh pauses apart from the user (``pause(_:)`` with ``Reason/refresh``): it
 ///   holds only requests that carry the credential, so a request to another origin waits for no
 ///   refresh, and a user's extra ``resume(_:)`` cannot release requests in the middle of one.
 /// - A held or queued request can be withdrawn (cancelled or timed out); it then never leaves
-///   the gate. The gate lets go of a held one at once, and of a queued one when its block runs.
+///   the gate. The gate lets go of a held one at once, and of a queued one when the drain reaches it.
 final class RequestGate: Sendable {
     /// The serial queue requests leave the gate on.
     let queue: DispatchQueue
@@ -47,13 +50,69 @@ final class RequestGate: Sendable {
         var nextTicket: UInt64 = 0
         var held: [UInt64: any GatedRequest] = [:]
         var isClosed = false
-        /// Blocks on `queue` that have not run yet (submissions and releases); while there are
-        /// none and the gate is open, a submission passes at once on the caller's thread.
-        var queuedBlocks = 0
-        /// Tickets of requests whose block on `queue` has not run yet (queued submissions and
-        /// releases). Withdrawing one removes it here, and its block then drops the request
-        /// instead of holding it again under a pause that came meanwhile.
+        /// Requests waiting to leave from the queue, in ticket order (`ready[readyStart...]`):
+        /// those a resume released and those submitted while a drain runs.
+        var ready = ReadyLine()
+        /// `true` from the moment a drain is scheduled on `queue` until it finds ``ready`` empty;
+        /// while it is `false` and the gate is open, a submission passes at once on the caller's
+        /// thread.
+        var isDraining = false
+        /// Tickets in ``ready`` that were not withdrawn. Withdrawing one removes it here, and the
+        /// drain then drops the request instead of holding it again under a pause that came
+        /// meanwhile.
         var onQueue: Set<UInt64> = []
+    }
+
+    /// The requests waiting on the queue, kept in ticket order so that a resume's release and
+    /// the submissions queued before it leave in the order they were issued, however they
+    /// interleave. A request is let go of as soon as it is taken out.
+    struct ReadyLine: Sendable {
+        typealias Entry = (ticket: UInt64, request: any GatedRequest)
+        private var entries: [(ticket: UInt64, request: (any GatedRequest)?)] = []
+        private var start = 0
+
+        var isEmpty: Bool { start == entries.count }
+
+        /// Adds `batch` (sorted by ticket) in ticket order.
+        mutating func insert(_ batch: [Entry]) {
+            guard let first = batch.first else { return }
+            if isEmpty {
+                entries = batch.map { ($0.ticket, $0.request) }
+                start = 0
+            } else if let last = entries.last, last.ticket < first.ticket {
+                entries += batch.lazy.map { ($0.ticket, $0.request) }   // the usual case: later tickets
+            } else {
+                var merged: [(ticket: UInt64, request: (any GatedRequest)?)] = []
+                merged.reserveCapacity(entries.count - start + batch.count)
+                var (i, j) = (start, 0)
+                while i < entries.count || j < batch.count {
+                    if j == batch.count || (i < entries.count && entries[i].ticket < batch[j].ticket) {
+                        merged.append(entries[i])
+                        i += 1
+                    } else {
+                        merged.append((batch[j].ticket, batch[j].request))
+                        j += 1
+                    }
+                }
+                entries = merged
+                start = 0
+            }
+        }
+
+        /// Removes and returns the entry with the lowest ticket.
+        mutating func popFirst() -> Entry? {
+            while start < entries.count {
+                let (ticket, request) = entries[start]
+                entries[start].request = nil
+                start += 1
+                if start == entries.count {
+                    entries.removeAll(keepingCapacity: entries.count <= 64)
+                    start = 0
+                }
+                if let request { return (ticket, request) }
+            }
+            return nil
+        }
     }
 
     init(label: String = "courier.gate") {
@@ -95,36 +154,36 @@ final class RequestGate: Sendable {
     /// Balances one ``pause(_:)`` of the same reason; the held requests that no pause holds any
     /// more leave in issue order. A resume without a pause of its reason does nothing.
     func resume(_ reason: Reason = .user) {
-        let released = state.withLock { state -> [(UInt64, any GatedRequest)] in
+        let startsDrain = state.withLock { state -> Bool in
             switch reason {
             case .user:
-                guard state.pauseCount > 0 else { return [] }
+                guard state.pauseCount > 0 else { return false }
                 state.pauseCount -= 1
             case .refresh:
-                guard state.refreshPauseCount > 0 else { return [] }
+                guard state.refreshPauseCount > 0 else { return false }
                 state.refreshPauseCount -= 1
             }
-            guard !state.held.isEmpty else { return [] }
-            let released: [(UInt64, any GatedRequest)]
+            guard !state.held.isEmpty else { return false }
+            let released: [(ticket: UInt64, request: any GatedRequest)]
             if state.pauseCount == 0 && state.refreshPauseCount == 0 {
-                released = state.held.sorted { $0.key < $1.key }   // all of them (a backlog can be large)
+                released = state.held.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }   // all of them
                 state.held = [:]
             } else {
                 let (user, refresh) = (state.pauseCount, state.refreshPauseCount)
                 released = state.held.filter { !Self.holds($0.value, userPauses: user, refreshPauses: refresh) }
-                    .sorted { $0.key < $1.key }
+                    .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
                 for (ticket, _) in released { state.held[ticket] = nil }
             }
-            guard !released.isEmpty else { return [] }
+            guard !released.isEmpty else { return false }
             for (ticket, _) in released { state.onQueue.insert(ticket) }
-            state.queuedBlocks += 1
-            return released
+            state.ready.insert(released)
+            // One drain at a time: a running one takes the released requests in ticket order,
+            // ahead of later submissions already waiting.
+            guard !state.isDraining else { return false }
+            state.isDraining = true
+            return true
         }
-        guard !released.isEmpty else { return }
-        queue.async { [self] in
-            for (ticket, request) in released { route(request, ticket: ticket, fromQueue: true) }
-            state.withLock { $0.queuedBlocks -= 1 }
-        }
+        if startsDrain { queue.async { [self] in drain() } }
     }
 
     /// A ticket for the next submission; tickets order held requests.
@@ -139,12 +198,14 @@ final class RequestGate: Sendable {
     /// queue when earlier requests are still waiting there.
     ///
     /// - Returns: `true` when the gate keeps the request for now: it holds it (paused) or queued
-    ///   it behind earlier blocks. A request withdrawn before this call (a cancellation racing
-    ///   the submission) is then kept anyway, and its queued block could still hold it under a
-    ///   pause that comes meanwhile: the caller checks, and withdraws it again.
+    ///   it behind the requests a running drain has yet to let out. A request withdrawn before
+    ///   this call (a cancellation racing the submission) is then kept anyway, and the drain could
+    ///   still hold it under a pause that comes meanwhile: the caller checks, and withdraws it
+    ///   again.
     @discardableResult
     func submit(_ request: any GatedRequest, ticket: UInt64) -> Bool {
-        route(request, ticket: ticket, fromQueue: false)
+        let admission = state.withLock { Self.admit(request, ticket: ticket, fromQueue: false, in: &$0) }
+        return act(on: admission, request, ticket: ticket)
     }
 
     /// Removes a held or queued request so that it never leaves. Does nothing if it already left.
@@ -172,22 +233,22 @@ final class RequestGate: Sendable {
     private enum Admission { case pass, queued, held, closed, withdrawn }
 
     /// Decides, under the lock, what happens to `request` now: dropped if it was withdrawn while
-    /// its block waited on the queue; held while paused (unless it bypasses pauses); otherwise it
-    /// passes — at once when nothing is waiting on the queue (which keeps issue order and saves a
-    /// thread hand-off), else queued behind what waits.
-    private func admit(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Admission {
-        state.withLock { state in
-            if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
-            if Self.holds(request, userPauses: state.pauseCount, refreshPauses: state.refreshPauseCount) {
-                if state.isClosed { return .closed }
-                state.held[ticket] = request
-                return .held
-            }
-            if fromQueue || state.queuedBlocks == 0 { return .pass }
-            state.queuedBlocks += 1
-            state.onQueue.insert(ticket)
-            return .queued
+    /// it waited on the queue; held while paused (unless it bypasses pauses); otherwise it
+    /// passes — at once when no drain runs (which keeps issue order and saves a thread
+    /// hand-off), else it joins the drain's line.
+    private static func admit(
+        _ request: any GatedRequest, ticket: UInt64, fromQueue: Bool, in state: inout GateState
+    ) -> Admission {
+        if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
+        if holds(request, userPauses: state.pauseCount, refreshPauses: state.refreshPauseCount) {
+            if state.isClosed { return .closed }
+            state.held[ticket] = request
+            return .held
         }
+        if fromQueue || !state.isDraining { return .pass }
+        state.onQueue.insert(ticket)
+        state.ready.insert([(ticket, request)])
+        return .queued
     }
 
     /// Whether the pauses hold `request`: the user's hold all but the refresh lane, a refresh's
@@ -198,22 +259,13 @@ final class RequestGate: Sendable {
         return userPauses > 0 || request.requiresAuthentication
     }
 
-    /// Acts on the admission of `request`; `fromQueue` is `true` for the last check on `queue`.
-    /// Returns `true` when the request is now held, or queued by ``submit(_:ticket:)``.
+    /// Acts on an admission. Returns `true` when the request is now held or queued.
     @discardableResult
-    private func route(_ request: any GatedRequest, ticket: UInt64, fromQueue: Bool) -> Bool {
-        switch admit(request, ticket: ticket, fromQueue: fromQueue) {
+    private func act(on admission: Admission, _ request: any GatedRequest, ticket: UInt64) -> Bool {
+        switch admission {
         case .pass:
             request.passGate(ticket: ticket)
-        case .queued:
-            queue.async { [self] in
-                // Counted until it has left: a request submitted meanwhile queues behind it
-                // instead of passing at once ahead of it (as the release block does).
-                route(request, ticket: ticket, fromQueue: true)
-                state.withLock { $0.queuedBlocks -= 1 }
-            }
-            return !fromQueue
-        case .held:
+        case .queued, .held:
             return true
         case .withdrawn:
             break
@@ -221,5 +273,22 @@ final class RequestGate: Sendable {
             request.gateClosed()
         }
         return false
+    }
+
+    /// Runs on `queue`: lets the waiting requests leave, lowest ticket first, each checked
+    /// against the pauses once more, until none is left. Requests released or submitted while
+    /// it runs join its line in ticket order, so nothing overtakes an earlier request.
+    private func drain() {
+        while true {
+            let next = state.withLock { state -> (Admission, UInt64, any GatedRequest)? in
+                guard let (ticket, request) = state.ready.popFirst() else {
+                    state.isDraining = false
+                    return nil
+                }
+                return (Self.admit(request, ticket: ticket, fromQueue: true, in: &state), ticket, request)
+            }
+            guard let (admission, ticket, request) = next else { return }
+            act(on: admission, request, ticket: ticket)
+        }
     }
 }

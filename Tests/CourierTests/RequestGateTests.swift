@@ -414,6 +414,38 @@ final class RequestGateTests: XCTestCase {
         XCTAssertFalse(gate.isPaused)
     }
 
+    /// Four threads each issue 1 000 requests one after another while a fifth pauses and resumes
+    /// 500 times: every request leaves once, and each thread's requests leave in the order that
+    /// thread issued them, however holds, releases and queued leaves interleave.
+    func test_givenSubmittersRacingPauses_thenEachThreadsRequestsLeaveInTheOrderIssued() {
+        let gate = RequestGate()
+        let (threads, perThread) = (4, 1_000)
+        let done = expectation(description: "all passed")
+        done.expectedFulfillmentCount = threads * perThread
+        let log = Log(expectation: done)
+        DispatchQueue.concurrentPerform(iterations: threads + 1) { index in
+            if index == threads {
+                for _ in 0..<500 {
+                    gate.pause()
+                    gate.resume()
+                }
+                return
+            }
+            for number in 0..<perThread {
+                gate.submit(Probe("\(index) \(number)", log: log), ticket: gate.makeTicket())
+            }
+        }
+        wait(for: [done], timeout: 20)
+        drain(gate)
+        let passed = log.all.map { $0.split(separator: " ").compactMap { Int($0) } }
+        XCTAssertEqual(passed.count, threads * perThread)
+        for thread in 0..<threads {
+            let order = passed.filter { $0.first == thread }.map { $0[1] }
+            XCTAssertEqual(order, Array(0..<perThread), "thread \(thread)'s requests left out of issue order")
+        }
+        XCTAssertEqual(gate.heldCount, 0)
+    }
+
     /// The release filter itself: a user resume during a refresh takes only what the refresh does
     /// not hold out of the held set (seen before the queue re-checks anything).
     func test_givenBothPauses_whenTheUserResumes_thenOnlyRequestsWithoutTheCredentialLeaveTheHeldSet() {
@@ -460,22 +492,28 @@ final class RequestGateTests: XCTestCase {
     /// A probe whose `passGate` waits for `proceed` after signalling `entered`: it holds the
     /// gate's queue in the middle of leaving.
     final class SlowProbe: GatedRequest {
-        let bypassesPause = false
-        let requiresAuthentication = true
+        let name: String
+        let bypassesPause: Bool
+        let requiresAuthentication: Bool
         let log: Log
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
 
-        init(log: Log) { self.log = log }
+        init(_ name: String = "second", bypass: Bool = false, log: Log) {
+            self.name = name
+            self.bypassesPause = bypass
+            self.requiresAuthentication = !bypass
+            self.log = log
+        }
 
         func passGate(ticket: UInt64) {
             entered.signal()
             // Bounded: were it ever called inline on the test's own thread, the test fails
             // instead of waiting for itself for ever.
-            if proceed.wait(timeout: .now() + 10) == .timedOut { log.add("second waited in vain") }
-            log.add("second passed")
+            if proceed.wait(timeout: .now() + 10) == .timedOut { log.add("\(name) waited in vain") }
+            log.add("\(name) passed")
         }
-        func gateClosed() { log.add("second closed") }
+        func gateClosed() { log.add("\(name) closed") }
     }
 
     /// Submissions from one thread leave in the order made, also when the first waited on the
@@ -497,6 +535,32 @@ final class RequestGateTests: XCTestCase {
         second.proceed.signal()
         drain(gate)
         XCTAssertEqual(log.all, ["held passed", "second passed", "third passed"])
+    }
+
+    /// Requests queued behind a release are checked on their way out; a pause then holds some
+    /// of them again. When a resume releases those while later ones still wait on the queue,
+    /// the re-held ones leave first, in issue order (they used to get a release block of their
+    /// own, queued behind the later ones).
+    func test_givenRequestsHeldAgainOnTheirWayOut_whenResumedWhileLaterOnesWait_thenIssueOrderIsKept() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        submit(Probe("p0", log: log), to: gate)
+        gate.queue.async { blocker.wait() }
+        gate.resume()                                   // p0's release waits behind the blocker
+        submit(Probe("a", log: log), to: gate)          // queued behind it
+        let lane = SlowProbe("lane", bypass: true, log: log)
+        gate.submit(lane, ticket: gate.makeTicket())    // queued; no pause holds it
+        submit(Probe("b", log: log), to: gate)          // queued last
+        gate.pause()
+        blocker.signal()                                // p0 and a are held again; lane leaves
+        XCTAssertEqual(lane.entered.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(gate.heldCount, 2, "p0 and a are held again while lane holds the queue")
+        gate.resume()                                   // b has not left yet
+        lane.proceed.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, ["lane passed", "p0 passed", "a passed", "b passed"])
     }
 
     // MARK: Through the client
