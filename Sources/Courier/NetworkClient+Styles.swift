@@ -206,23 +206,50 @@ extension NetworkClient {
         progress: ProgressHandler?,
         completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
     ) -> RequestTask {
-        completing(completion) { handler throws(NetworkError) in
+        request(endpoint, callbackQueue: nil, progress: progress, completion: completion)
+    }
+
+    /// ``request(_:completion:)`` with `completion` run on a queue of this call's own instead of
+    /// ``Configuration/callbackQueue`` (Moya's `request(_:callbackQueue:progress:completion:)`).
+    /// Progress reports whose handler names no queue run there too, before `completion`.
+    ///
+    /// ```swift
+    /// client.request(GetUser(id: 42), callbackQueue: .main) { result in
+    ///     label.text = (try? result.get())?.name    // on the main queue
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send.
+    ///   - callbackQueue: Where `completion` runs; `nil`: ``Configuration/callbackQueue``.
+    ///   - progress: Where reports go. Default: `nil`, none.
+    ///   - completion: Runs once, on `callbackQueue`.
+    /// - Returns: A handle that cancels the request.
+    @discardableResult
+    public func request<E: Endpoint>(
+        _ endpoint: E,
+        callbackQueue: DispatchQueue?,
+        progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<E.Response, NetworkError>) -> Void
+    ) -> RequestTask {
+        completing(completion, on: callbackQueue) { handler throws(NetworkError) in
             try makeExecution(endpoint, resolver: nil, handler: handler, progress: progress)
         }
     }
 
-    /// The completion style: the execution that `make` builds for `completion` (run on the
-    /// callback queue), started, and the task that cancels it. A request that cannot be built
-    /// calls `completion` with the error, on the callback queue too.
+    /// The completion style: the execution that `make` builds for `completion` (run on `queue`,
+    /// by default the callback queue), started, and the task that cancels it. A request that
+    /// cannot be built calls `completion` with the error, on that queue too.
     func completing<R: Sendable>(
         _ completion: @escaping @Sendable (Result<R, NetworkError>) -> Void,
+        on queue: DispatchQueue? = nil,
         _ make: (RequestExecution<R>.Handler) throws(NetworkError) -> RequestExecution<R>
     ) -> RequestTask {
         // The same pipeline without a promise: the execution runs the handler on the callback
         // queue itself, and the task cancels the execution directly. The task holds it weakly,
         // so a kept task does not keep a finished request (and its body) alive; until it
         // finishes, the gate, the transport or the deadline holds it.
-        let queue = core.configuration.callbackQueue
+        let queue = queue ?? core.configuration.callbackQueue
         let execution: RequestExecution<R>
         do {
             execution = try make((queue, completion))

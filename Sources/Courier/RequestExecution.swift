@@ -82,7 +82,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.requiresAuthentication = endpoint.requiresAuthentication && onClientOrigin
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
-        self.progress = progress.map { ProgressRelay($0, defaultQueue: core.configuration.callbackQueue) }
+        // Reports whose handler names no queue share the completion's queue, so they run before it.
+        self.progress = progress.map { ProgressRelay($0, defaultQueue: handler?.queue ?? core.configuration.callbackQueue) }
         self.streamsBody = streamsBody
         let clock = core.metricsClock
         self.clock = clock

@@ -92,7 +92,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 /// bar.isHidden = true   // after every report
 /// ```
 public struct ProgressHandler: Sendable {
-    /// The queue reports run on; `nil`: the client's ``NetworkClient/Configuration/callbackQueue``.
+    /// The queue reports run on; `nil`: the completion's queue (the call's `callbackQueue` when
+    /// it names one), else the client's ``NetworkClient/Configuration/callbackQueue``.
     public let queue: DispatchQueue?
     /// Called with each report.
     public let report: @Sendable (TransferProgress) -> Void
@@ -100,7 +101,7 @@ public struct ProgressHandler: Sendable {
     /// Creates a handler.
     ///
     /// - Parameters:
-    ///   - queue: Where `report` runs. Default: `nil`, the client's `callbackQueue`.
+    ///   - queue: Where `report` runs. Default: `nil`, the call's or the client's `callbackQueue`.
     ///   - report: Called with each report.
     public init(queue: DispatchQueue? = nil, _ report: @escaping @Sendable (TransferProgress) -> Void) {
         self.queue = queue

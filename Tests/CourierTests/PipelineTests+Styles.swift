@@ -78,6 +78,59 @@ final class PipelineStyleTests: XCTestCase {
         wait(for: [done], timeout: 5)
     }
 
+    func test_givenACallbackQueueForOneCall_whenCompleted_thenThatCallRunsOnItAndOthersOnTheClients() throws {
+        let (clientQueue, clientKey) = markedQueue()
+        let callKey = DispatchSpecificKey<String>()
+        let callQueue = DispatchQueue(label: "test.call")
+        callQueue.setSpecific(key: callKey, value: "call")
+        let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: clientQueue)
+        let done = expectation(description: "completions")
+        done.expectedFulfillmentCount = 3
+        client.request(GetUser(), callbackQueue: callQueue) { result in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: callKey), "call")
+            XCTAssertNil(DispatchQueue.getSpecific(key: clientKey))
+            XCTAssertEqual(try? result.get(), User(id: 1, name: "Ada"))
+            done.fulfill()
+        }
+        client.request(GetUser(), callbackQueue: nil) { _ in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: clientKey), "mine", "nil means the client's queue")
+            done.fulfill()
+        }
+        client.request(GetUser()) { _ in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: clientKey), "mine")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+    }
+
+    func test_givenACallbackQueueForOneCall_whenTheRequestCannotBeBuilt_thenTheHandlerRunsOnIt() throws {
+        let (queue, key) = markedQueue()
+        let client = try makeClient(.answering(body: PipelineTests.userJSON))
+        let done = expectation(description: "completion")
+        client.request(StubJSONEndpoint(path: "x", headers: ["Bad Name": "v"]), callbackQueue: queue) { result in
+            XCTAssertEqual(DispatchQueue.getSpecific(key: key), "mine")
+            guard case .failure(.invalidRequest) = result else { return XCTFail("got \(result)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+    }
+
+    func test_givenACallbackQueueForOneCall_whenProgressNamesNoQueue_thenReportsRunThereBeforeTheCompletion() throws {
+        let (queue, key) = markedQueue()
+        let client = NetworkClient.stubbing().body(json: #"{"id":1,"name":"Ada"}"#).makeClient()
+        let events = Protected<[String]>([])
+        let done = expectation(description: "completion")
+        let progress = ProgressHandler { _ in
+            events.withLock { $0.append(DispatchQueue.getSpecific(key: key) == "mine" ? "report" : "report elsewhere") }
+        }
+        client.request(GetUser(), callbackQueue: queue, progress: progress) { _ in
+            events.withLock { $0.append(DispatchQueue.getSpecific(key: key) == "mine" ? "completion" : "completion elsewhere") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(events.withLock { $0 }, ["report", "completion"])
+    }
+
     func test_givenDefaultCallbackQueue_whenCompleted_thenNotTheMainThread() throws {
         let client = try makeClient(.answering(404))
         XCTAssertEqual(client.configuration.callbackQueue.label, "courier.callbacks")

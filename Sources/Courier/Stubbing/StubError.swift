@@ -8,6 +8,9 @@ public enum StubError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case missingFixture(request: String, searched: [String])
     /// A fixture file exists but could not be read.
     case unreadableFixture(path: String)
+    /// A request was answered with ``StubResponse/passthrough`` but the builder has no
+    /// ``StubbingBuilder/passthrough(to:)`` transport. `request` is "METHOD path".
+    case noPassthroughTransport(request: String)
 
     /// A one-line explanation naming the request or fixture path involved.
     public var description: String {
@@ -16,6 +19,8 @@ public enum StubError: Error, Sendable, Equatable, CustomStringConvertible, Loca
             "No stub fixture for \(request); looked for: \(searched.joined(separator: ", "))"
         case .unreadableFixture(let path):
             "The stub fixture at \(path) could not be read"
+        case .noPassthroughTransport(let request):
+            "The stub for \(request) passes it through, but no passthrough transport was configured"
         }
     }
 

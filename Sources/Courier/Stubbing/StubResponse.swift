@@ -25,6 +25,8 @@ public struct StubResponse: Sendable {
     public var pieces: [Data] = []
     /// Seconds between one piece and the next (the first comes this long after the head).
     public var pieceInterval: TimeInterval = 0
+    /// `true` for ``passthrough``: the request goes to the builder's passthrough transport.
+    var passesThrough = false
 
     /// Creates an HTTP response stub.
     ///
@@ -103,6 +105,24 @@ public struct StubResponse: Sendable {
         return streaming(pieces, every: interval, headers: ["Content-Type": "text/event-stream"], delay: delay)
     }
 
+    /// Not a canned answer: the request goes to the transport given to
+    /// ``StubbingBuilder/passthrough(to:)`` (a real or loopback server) and gets its answer, after
+    /// ``delay`` if you set one. Use it in a route, a sequence or a responder to let some requests
+    /// through (Moya's `stubClosure` returning `.never` for some targets). Without a passthrough
+    /// transport the request fails with ``StubError/noPassthroughTransport(request:)``.
+    ///
+    /// ```swift
+    /// let client = NetworkClient.stubbing()
+    ///     .stub(.get, "feed", sequence: [.json(#"{"items":[]}"#), .passthrough])   // first one canned
+    ///     .passthrough(to: URLSessionTransport())
+    ///     .makeClient(configuration: NetworkClient.Configuration(baseURL: server))
+    /// ```
+    public static let passthrough: StubResponse = {
+        var response = StubResponse(status: 0)
+        response.passesThrough = true
+        return response
+    }()
+
     /// A transport failure: the request gets no HTTP response, exactly as when the network fails.
     /// A `URLError` surfaces like the network's: ``NetworkError/transport(underlying:)``, or
     /// ``NetworkError/timedOut`` for `.timedOut` and ``NetworkError/cancelled`` for `.cancelled`.
@@ -122,6 +142,7 @@ extension StubResponse: CustomStringConvertible, CustomReflectable {
     /// with credential headers redacted and the body shown only as its size, since stubs are often
     /// seeded with recorded traffic or from the environment.
     public var description: String {
+        if passesThrough { return "StubResponse(passthrough, delay: \(delay))" }
         if let failure { return "StubResponse(failure: \(NetworkError.describeOther(failure)), delay: \(delay))" }
         let shown = Redaction.redact(headers).mapValues(Redaction.scrub)
         let fields = shown.keys.sorted().map { "\($0): \(shown[$0] ?? "")" }.joined(separator: ", ")

@@ -19,12 +19,16 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
         self.plan = plan
     }
 
+    /// Where requests answered with ``StubResponse/passthrough`` go.
+    var passthroughTransport: (any HTTPTransport)? { plan.passthroughTransport }
+
     func send(
         _ request: URLRequest, context: TransportContext,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) -> any TransportTask {
         plan.recorder?.record(request)
         let stub = answer(for: request, context: context)
+        if stub.passesThrough { return forward(request, after: stub.delay, context: context, completion: completion) }
         let outcome: Result<HTTPResponse, any Error>
         if let failure = stub.failure {
             outcome = .failure(failure)
@@ -73,11 +77,12 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
         if let folder = plan.fixtureFolder {
             switch StubFixtures.load(from: folder, method: context.method, path: path) {
             case .success(let body): return StubResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
-            case .failure(let error) where !plan.hasExplicitDefault: return .failure(error)
+            case .failure(let error) where !plan.hasExplicitDefault && plan.passthroughTransport == nil:
+                return .failure(error)
             case .failure: break
             }
         }
-        return plan.defaultResponse
+        return plan.passthroughTransport == nil ? plan.defaultResponse : .passthrough
     }
 
     private func respond(from source: StubSource, counter key: Int, request: URLRequest) -> StubResponse {

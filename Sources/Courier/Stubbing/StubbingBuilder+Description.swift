@@ -4,7 +4,7 @@ extension StubbingBuilder: CustomStringConvertible, CustomReflectable {
     /// A summary of the plan, for test failure messages and the debugger, for example
     /// `StubbingBuilder(default: StubResponse(status: 200, …), routes: [GET users/* → 2 responses],
     /// responder: no, sequence: 0 responses, seeds: [https://api.example.com/me?token=<redacted> (12 bytes)],
-    /// fixtures: none)`.
+    /// fixtures: none, passthrough: none)`.
     ///
     /// Redacted like the client's own descriptions: credential headers and query values are
     /// hidden, and bodies are shown only by size, since stubs are often seeded with recorded
@@ -27,6 +27,7 @@ extension StubbingBuilder: CustomStringConvertible, CustomReflectable {
             "sequence: \(sequenceResponses.count) responses",
             "seeds: [\(seedList.joined(separator: ", "))]",
             "fixtures: \(fixtureFolder.map { $0.path } ?? "none")",
+            "passthrough: \(passthroughTransport.map { "\(type(of: $0))" } ?? "none")",
         ]
         return "StubbingBuilder(\(fields.joined(separator: ", ")))"
     }

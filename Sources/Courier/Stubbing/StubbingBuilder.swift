@@ -26,7 +26,8 @@ import FoundationNetworking
 /// 5. a file in the ``fixtures(in:)`` folder (a missing file is a ``StubError/missingFixture(request:searched:)``
 ///    unless a default below was configured);
 /// 6. the default built from ``status(_:)``, ``body(_:)``, ``headers(_:)``, ``delay(_:)``
-///    and ``failure(_:)``: 200, the endpoint's `sampleData`, no delay unless configured.
+///    and ``failure(_:)``: 200, the endpoint's `sampleData`, no delay unless configured; or,
+///    with ``passthrough(to:)``, the real answer of that transport.
 public struct StubbingBuilder: Sendable {
     var defaultResponse = StubResponse()
     var hasExplicitDefault = false
@@ -37,6 +38,7 @@ public struct StubbingBuilder: Sendable {
     var fixtureFolder: URL?
     var clockScheduler: (any RequestScheduler)?
     var recorder: StubRecorder?
+    var passthroughTransport: (any HTTPTransport)?
 
     /// Creates a builder whose default answer is 200 with the endpoint's `sampleData`.
     public init() {}
@@ -133,6 +135,29 @@ public struct StubbingBuilder: Sendable {
     /// Records every request that reaches the stub transport into `recorder`.
     public func recording(into recorder: StubRecorder) -> StubbingBuilder {
         changed { $0.recorder = recorder }
+    }
+
+    /// Sends the requests no stub answers to `transport` instead of the default answer (and
+    /// instead of failing for a missing fixture), as well as every request answered with
+    /// ``StubResponse/passthrough``: stub the endpoints you are testing and let the rest reach a
+    /// real or loopback server, like Moya's per-target `stubClosure`. The default answer's
+    /// ``status(_:)``, ``body(_:)`` and the like no longer apply once this is set.
+    ///
+    /// A passed-through request still runs the client's whole pipeline, and the transport gets
+    /// the same context a real client gives it (deadline, progress, downloads and streams work as
+    /// without stubs). Use a configuration with the real server's base URL:
+    /// ``makeClient()``'s `https://stub.courier.invalid` never resolves.
+    ///
+    /// ```swift
+    /// let client = NetworkClient.stubbing()
+    ///     .stub(.post, "checkout", .json(#"{"metadata":{"status":"5001","desc":"Card declined"}}"#, status: 402))
+    ///     .passthrough(to: URLSessionTransport())   // everything else: the staging server
+    ///     .makeClient(configuration: NetworkClient.Configuration(baseURL: staging))
+    /// ```
+    ///
+    /// - Parameter transport: Where unanswered requests go, for example ``URLSessionTransport``.
+    public func passthrough(to transport: any HTTPTransport) -> StubbingBuilder {
+        changed { $0.passthroughTransport = transport }
     }
 
     private func adding(_ method: HTTPMethod, _ path: String, _ source: StubSource) -> StubbingBuilder {
