@@ -68,4 +68,6 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var decoder: JSONDecoder? { base.decoder }
     /// The base endpoint's encoder.
     public var encoder: JSONEncoder? { base.encoder }
+    /// The base endpoint's key path, where ``DecodedResponse/value`` is found.
+    public var responseKeyPath: String? { base.responseKeyPath }
 }

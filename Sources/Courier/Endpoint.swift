@@ -142,6 +142,27 @@ public protocol Endpoint: Sendable {
     ///
     /// The same rules as ``decoder``: return an encoder made once, of exactly this type.
     var encoder: JSONEncoder? { get }
+    /// Where `Response` is inside the JSON body, for APIs that wrap every answer
+    /// (`{"data":{"user":{…}},"metadata":{…}}`); default `nil`, the whole body. Moya's
+    /// `map(_:atKeyPath:)`, declared once on the endpoint.
+    ///
+    /// ```swift
+    /// struct Products: Endpoint {
+    ///     typealias Response = [Product]
+    ///     var path: String { "products" }
+    ///     var responseKeyPath: String? { "data.products" }
+    /// }
+    /// ```
+    ///
+    /// Dot-separated keys and array indices, as ``HTTPResponse/decoded(_:atKeyPath:using:)``
+    /// reads them. It applies to typed responses, ``JSON``, `String` (the JSON string found
+    /// there, without its quotes), optional responses and ``DecodedResponse``'s value; an empty
+    /// body (a `204`) is decoded as it is, so an optional response is still `nil`. ``HTTPResponse``,
+    /// `Data` and ``EmptyResponse`` ignore it, and so do error statuses: their metadata is read
+    /// from the whole body. A path that leads nowhere fails with
+    /// ``NetworkError/decodingFailed(underlying:response:)`` carrying a ``ResponseKeyPathError``
+    /// and the whole response.
+    var responseKeyPath: String? { get }
 }
 
 extension Endpoint {
@@ -171,4 +192,6 @@ extension Endpoint {
     public var decoder: JSONDecoder? { nil }
     /// Default: `nil`, the client's encoder.
     public var encoder: JSONEncoder? { nil }
+    /// Default: `nil`, the whole body.
+    public var responseKeyPath: String? { nil }
 }

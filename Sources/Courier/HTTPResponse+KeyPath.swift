@@ -38,18 +38,31 @@ extension HTTPResponse {
         do {
             guard bodyFileURL == nil else { throw ResponseKeyPathError.bodyInFile }
             guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: body) }
-            let root: Any
-            do {
-                root = try JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)
-            } catch {
-                throw ResponseKeyPathError.notJSON
-            }
-            let value = try Self.value(at: keyPath, in: root)
-            let data = try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
-            return try decoder.decode(T.self, from: data)
+            return try decoder.decode(T.self, from: try jsonData(atKeyPath: keyPath))
         } catch {
             throw .decodingFailed(underlying: error, response: self)
         }
+    }
+
+    /// This response with its body replaced by the JSON value at `keyPath` (status, headers and
+    /// URL kept), for decoding an endpoint's ``Endpoint/responseKeyPath``.
+    func narrowed(toKeyPath keyPath: String) throws -> HTTPResponse {
+        guard bodyFileURL == nil else { throw ResponseKeyPathError.bodyInFile }
+        var narrowed = self
+        narrowed.body = try jsonData(atKeyPath: keyPath)
+        return narrowed
+    }
+
+    /// The JSON text of the value at `keyPath` in the body.
+    private func jsonData(atKeyPath keyPath: String) throws -> Data {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)
+        } catch {
+            throw ResponseKeyPathError.notJSON
+        }
+        let value = try Self.value(at: keyPath, in: root)
+        return try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
     }
 
     /// The value `keyPath` leads to inside `root`, a parsed JSON value.

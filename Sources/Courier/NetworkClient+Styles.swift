@@ -273,6 +273,12 @@ extension NetworkClient {
     ) throws(NetworkError) -> RequestExecution<E.Response> {
         // The closures are passed straight to `buildExecution`: returned from a helper instead,
         // they would be re-abstracted at run time, with a metadata lookup per request.
+        if let keyPath = endpoint.responseKeyPath, !keyPath.isEmpty, ResponseBody.needsDecoding(E.Response.self) {
+            let decoder = endpoint.decoder.map(SharedCoder.init(coder:)) ?? core.configuration.sharedDecoder
+            return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: true, progress: progress) { response in
+                ResponseBody.decode(E.Response.self, from: response, atKeyPath: keyPath, decoder: decoder.coder)
+            }
+        }
         if E.Response.self == HTTPResponse.self {
             return try buildExecution(endpoint, resolver: resolver, handler: handler, needsDecoding: false, progress: progress) { response in
                 ResponseBody.cast(response, response)

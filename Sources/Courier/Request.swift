@@ -77,6 +77,14 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         get { sharedEncoder?.coder }
         set { sharedEncoder = newValue.map(SharedCoder.init(coder:)) }
     }
+    /// Where `Response` is inside the JSON body; default `nil`, the whole body (see
+    /// ``Endpoint/responseKeyPath``).
+    ///
+    /// ```swift
+    /// var products = Request<[Product]>("products")
+    /// products.responseKeyPath = "data.products"
+    /// ```
+    public var responseKeyPath: String?
     /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
     private var sharedDecoder: SharedCoder<JSONDecoder>?
     private var sharedEncoder: SharedCoder<JSONEncoder>?
@@ -125,6 +133,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         encoder = endpoint.encoder
         baseURL = endpoint.baseURL
         cachePolicy = endpoint.cachePolicy
+        responseKeyPath = endpoint.responseKeyPath
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

@@ -35,6 +35,29 @@ enum ResponseBody {
         return typed(Value.self, response, decoder)
     }
 
+    /// `response` as a `Value` decoded from the JSON value at `keyPath` (an endpoint's
+    /// ``Endpoint/responseKeyPath``): a `String` (or `String?`) is the JSON string found there, every other
+    /// type follows ``decode(_:from:decoder:)`` on that value. An empty body is decoded as it is
+    /// (an optional is `nil`). A failure carries the whole response.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder
+    ) -> Result<Value, NetworkError> {
+        if response.body.isEmpty && response.bodyFileURL == nil { return decode(Value.self, from: response, decoder: decoder) }
+        let narrowed: HTTPResponse
+        do {
+            narrowed = try response.narrowed(toKeyPath: keyPath)
+        } catch {
+            return .failure(.decodingFailed(underlying: error, response: response))
+        }
+        let result = Value.self == String.self || Value.self == String?.self
+            ? typed(Value.self, narrowed, decoder)
+            : decode(Value.self, from: narrowed, decoder: decoder)
+        return result.mapError { error in
+            guard case .decodingFailed(let underlying, _) = error else { return error }
+            return .decodingFailed(underlying: underlying, response: response)
+        }
+    }
+
     /// The body parsed as ``JSON`` (an empty body is ``JSON/null``).
     static func json(_ response: HTTPResponse) -> Result<JSON, NetworkError> {
         do {
