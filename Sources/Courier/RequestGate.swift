@@ -50,8 +50,8 @@ final class RequestGate: Sendable {
         var nextTicket: UInt64 = 0
         var held: [UInt64: any GatedRequest] = [:]
         var isClosed = false
-        /// Requests waiting to leave from the queue, in ticket order (`ready[readyStart...]`):
-        /// those a resume released and those submitted while a drain runs.
+        /// Requests waiting to leave from the queue, in ticket order: those a resume released and
+        /// those submitted while a drain runs.
         var ready = ReadyLine()
         /// `true` from the moment a drain is scheduled on `queue` until it finds ``ready`` empty;
         /// while it is `false` and the gate is open, a submission passes at once on the caller's
@@ -81,6 +81,12 @@ final class RequestGate: Sendable {
                 start = 0
             } else if let last = entries.last, last.ticket < first.ticket {
                 entries += batch.lazy.map { ($0.ticket, $0.request) }   // the usual case: later tickets
+            } else if batch.count == 1 {
+                // A submission whose ticket was made just before another thread's: its place
+                // is a few slots from the end, found without copying the line.
+                var index = entries.count
+                while index > start && entries[index - 1].ticket > first.ticket { index -= 1 }
+                entries.insert((first.ticket, first.request), at: index)
             } else {
                 var merged: [(ticket: UInt64, request: (any GatedRequest)?)] = []
                 merged.reserveCapacity(entries.count - start + batch.count)
@@ -107,6 +113,11 @@ final class RequestGate: Sendable {
                 start += 1
                 if start == entries.count {
                     entries.removeAll(keepingCapacity: entries.count <= 64)
+                    start = 0
+                } else if start >= 1_024 && start * 2 >= entries.count {
+                    // A line that never empties (steady traffic during a drain) drops the
+                    // entries already taken now and then, so it does not grow for ever.
+                    entries.removeFirst(start)
                     start = 0
                 }
                 if let request { return (ticket, request) }

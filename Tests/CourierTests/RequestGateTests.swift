@@ -563,6 +563,54 @@ final class RequestGateTests: XCTestCase {
         XCTAssertEqual(log.all, ["lane passed", "p0 passed", "a passed", "b passed"])
     }
 
+    /// Two threads that make their tickets in one order and submit in the other, while a
+    /// drain is busy: the later-made ticket joins the line first, and the other still leaves
+    /// ahead of it (its place is found near the end of a long line, without copying it).
+    func test_givenSubmissionsArrivingOutOfTicketOrderDuringADrain_thenTheyLeaveInTicketOrder() {
+        let gate = RequestGate()
+        let log = Log()
+        let blocker = DispatchSemaphore(value: 0)
+        gate.pause()
+        for number in 0..<2_000 { submit(Probe("\(number)", log: log), to: gate) }
+        gate.queue.async { blocker.wait() }
+        gate.resume()                                   // the backlog waits behind the blocker
+        for pair in 0..<500 {
+            let (first, second) = (gate.makeTicket(), gate.makeTicket())
+            gate.submit(Probe("\(2_000 + 2 * pair + 1)", log: log), ticket: second)
+            gate.submit(Probe("\(2_000 + 2 * pair)", log: log), ticket: first)
+        }
+        blocker.signal()
+        drain(gate)
+        XCTAssertEqual(log.all, (0..<3_000).map { "\($0) passed" })
+    }
+
+    /// The line against a sorted reference: batches landing before, among and after what waits,
+    /// single entries placed from the end, and pops between them.
+    func test_givenRandomInsertsAndPops_thenTheReadyLineAlwaysGivesTheLowestTicket() {
+        var line = RequestGate.ReadyLine()
+        var reference: [UInt64] = []
+        var seed: UInt64 = 0x9E37_79B9
+        func random(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (seed >> 33) % bound
+        }
+        let log = Log()
+        var used = Set<UInt64>()
+        for _ in 0..<3_000 {
+            if random(3) == 0 {
+                let popped = line.popFirst()?.ticket
+                XCTAssertEqual(popped, reference.isEmpty ? nil : reference.removeFirst())
+            } else {
+                let tickets = (0..<(1 + random(4))).map { _ in random(100_000) }.filter { used.insert($0).inserted }.sorted()
+                line.insert(tickets.map { ($0, Probe("\($0)", log: log)) })
+                reference = (reference + tickets).sorted()
+            }
+        }
+        while let popped = line.popFirst()?.ticket { XCTAssertEqual(popped, reference.removeFirst()) }
+        XCTAssertEqual(reference, [])
+        XCTAssertTrue(line.isEmpty)
+    }
+
     // MARK: Through the client
 
     struct Ping: Endpoint {
