@@ -107,7 +107,8 @@ enum DownloadStorage {
         let stem = url.deletingPathExtension().lastPathComponent
         let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
         for number in 1...10_000 {
-            let candidate = number == 1 ? url : folder.appendingPathComponent("\(stem) \(number)\(suffix)", isDirectory: false)
+            let candidate = number == 1 ? url : folder.appendingPathComponent(
+                fitting(stem, before: " \(number)\(suffix)"), isDirectory: false)
             do {
                 try PrivateFile.create(candidate).close()
                 return candidate
@@ -116,6 +117,15 @@ enum DownloadStorage {
             }
         }
         throw posixError(EEXIST, url)
+    }
+
+    /// `stem` shortened, scalar by scalar, so that it and `tail` fit in one file name (a
+    /// suggested name may already use all 255 bytes before " 2" is added).
+    private static func fitting(_ stem: String, before tail: String) -> String {
+        var scalars = Array(stem.unicodeScalars)
+        var total = stem.utf8.count + tail.utf8.count
+        while total > SuggestedFilename.maximumLength, let last = scalars.popLast() { total -= UTF8.width(last) }
+        return String(String.UnicodeScalarView(scalars)) + tail
     }
 
     /// Puts the body of `response` at `destination`, replacing any file there and creating missing

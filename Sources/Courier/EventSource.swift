@@ -21,7 +21,7 @@ extension NetworkClient {
     /// endpoint sets `Accept`, and `Last-Event-ID` unless the endpoint sets it.
     ///
     /// - **Reconnects** after the body ends, a transport error or ``NetworkError/timedOut``. The
-    ///   wait is the server's last `retry:` field (up to a day), else
+    ///   wait is the server's last `retry:` field (from 0.25 s up to a day), else
     ///   ``EventReconnection/delay``; it doubles (from at least 0.25 s) for every further
     ///   reconnection in a row that brings no event, up to ``EventReconnection/maximumDelay``.
     ///   The wait runs on ``Configuration/scheduler`` (a ``VirtualClock`` drives it in tests).
@@ -115,8 +115,8 @@ public struct EventReconnection: Sendable, Equatable {
     /// Never reconnect: the events of one connection, like ``StreamedResponse/events``.
     public static let never = EventReconnection(maximumAttempts: 0)
 
-    /// The shortest wait the doubling starts from, so that a zero delay (or `retry: 0`) does not
-    /// reconnect in a tight loop to a server that keeps failing.
+    /// The shortest wait the doubling starts from, so that a zero delay does not reconnect in a
+    /// tight loop to a server that keeps failing; also the shortest server `retry:` honoured.
     static let shortestGrowingWait: TimeInterval = 0.25
 
     /// The longest server `retry:` honoured: one day (a larger one is a server's mistake, and
@@ -126,7 +126,12 @@ public struct EventReconnection: Sendable, Equatable {
     /// The wait before the `attempt`th reconnection in a row without an event (1 for the first),
     /// given the server's `retry:` in milliseconds.
     func wait(beforeAttempt attempt: Int, serverRetry: Int?) -> TimeInterval {
-        let base = serverRetry.map { min(TimeInterval($0) / 1000, Self.longestServerWait) } ?? delay
+        // A server's `retry:` below the shortest growing wait counts as that wait: a server that
+        // sends `retry: 0` and one event per connection would otherwise be reconnected to in a
+        // tight loop, since each event resets the count of attempts without one.
+        let base = serverRetry.map {
+            min(max(TimeInterval($0) / 1000, Self.shortestGrowingWait), Self.longestServerWait)
+        } ?? delay
         guard attempt > 1 else { return base }
         let doublings = min(attempt - 1, 62)
         let grown = max(base, Self.shortestGrowingWait) * TimeInterval(UInt64(1) << doublings)

@@ -114,7 +114,7 @@ final class EventSourceControl: Sendable {
             return true
         case .connecting(let slot)?:
             // Not built yet: `connectionBuilt` refuses it. Built: cancelled here, before or after
-            // it started (its own entry then finds it settled and does not count it again).
+            // it started (the connection is not listed on its own, so the loop counts once).
             _ = slot.request?.cancelIfPending()
             return true
         case .reading(let response)?:

@@ -47,7 +47,8 @@ extension NetworkClient {
     /// ``stream(_:)`` with `headers` set on the request as if `endpoint` declared them (over
     /// the client's default headers); plugins and stubs still see `endpoint` itself.
     /// `control`, for an event source's connection: the request is handed to the loop's control,
-    /// and the body is not listed for `cancelAll` on its own (the control lists the whole loop).
+    /// and neither it nor its body is listed for `cancelAll` on its own (the control lists the
+    /// whole loop, which then counts once).
     func stream<E: Endpoint>(
         _ endpoint: E, headers: [String: String], for control: EventSourceControl? = nil
     ) async throws -> StreamedResponse {
@@ -55,7 +56,8 @@ extension NetworkClient {
         let request = WeakRequest()
         return try await awaiting(on: nil) { handler throws(NetworkError) in
             let execution = try buildExecution(
-                endpoint, adding: headers, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true
+                endpoint, adding: headers, resolver: nil, handler: handler, needsDecoding: false, streamsBody: true,
+                listed: control == nil
             ) { response in
                 if let handle = response.streamedBody {
                     // Listed before the request settles, with it: a `cancelAll` meanwhile ends

@@ -324,7 +324,7 @@ extension NetworkClient {
         _ endpoint: E, adding headers: [String: String] = [:], resolver: Resolver<R>?,
         handler: RequestExecution<R>.Handler?, needsDecoding: Bool,
         progress: ProgressHandler? = nil, writesBodyToFile: Bool = false, streamsBody: Bool = false,
-        resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil,
+        resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil, listed: Bool = true,
         decode: @escaping @Sendable (HTTPResponse) -> Result<R, NetworkError>
     ) throws(NetworkError) -> RequestExecution<R> {
         let made = try core.builder.makeRequest(for: endpoint)
@@ -335,7 +335,7 @@ extension NetworkClient {
             core: core, endpoint: endpoint, request: request, resolver: resolver, handler: handler,
             needsDecoding: needsDecoding, progress: progress, writesBodyToFile: writesBodyToFile,
             streamsBody: streamsBody, upload: upload, resuming: resuming, onClientOrigin: made.onClientOrigin,
-            decode: decode)
+            listed: listed, decode: decode)
     }
 }
 

@@ -41,6 +41,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// `true` for ``NetworkClient/stream(_:)``: each attempt's context carries a fresh
     /// ``ResponseBodyStream``, whose reader travels with the head the transport answers with.
     let streamsBody: Bool
+    /// Whether ``NetworkClient/cancelAll(where:)`` finds this request in the client's list: not
+    /// an event source's connection, which its loop's entry covers (so it counts once).
+    let isListed: Bool
     /// Where ``RequestMetrics`` times are read from: the client's ``ClientCore/metricsClock``.
     let clock: MetricsClock?
     /// A download's ``DownloadResumption``: it gets the part the download leaves when it stops
@@ -68,6 +71,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         upload: UploadSource? = nil,
         resuming: (resumption: DownloadResumption, part: PartialDownload?)? = nil,
         onClientOrigin: Bool = true,
+        listed: Bool = true,
         decode: @escaping @Sendable (HTTPResponse) -> Result<Response, NetworkError>
     ) {
         self.core = core
@@ -80,6 +84,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),
         // as the builder decided when it left out the credential default headers.
         self.requiresAuthentication = endpoint.requiresAuthentication && onClientOrigin
+        self.isListed = listed
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication
         // Reports whose handler names no queue share the completion's queue, so they run before it.
@@ -123,7 +128,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// dropped its completion without calling it, on a request with no deadline (an infinite
     /// timeout). The caller hears of it instead of waiting forever.
     deinit {
-        core.liveRequests.remove(ObjectIdentifier(self))
+        if isListed { core.liveRequests.remove(ObjectIdentifier(self)) }
         if !state.withLock({ $0.phase.isFinished }) { deliverAbandonment() }
     }
 
@@ -147,7 +152,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// ``NetworkError/timedOut``. Waiting behind other forms' copies has a timeout of its own, so
     /// that a copy stuck for good cannot hold the forms behind it for ever.
     func start() {
-        core.liveRequests.add(self)
+        if isListed { core.liveRequests.add(self) }
         guard let stagedForm else { return beginAttempt() }
         let waiting = core.configuration.scheduler.schedule(after: timeout) { [self] in
             deadlineFired(attempt: 1)

@@ -83,7 +83,9 @@ extension StreamedResponse {
 
         /// An iterator over the events.
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(lines: lines.makeAsyncIterator(), parser: EventParser(limit: lines.reader.stream.limit))
+            var lines = lines.makeAsyncIterator()
+            lines.splitter.dropsUnterminatedLine = true   // the standard discards a last line without its break
+            return AsyncIterator(lines: lines, parser: EventParser(limit: self.lines.reader.stream.limit))
         }
     }
 }

@@ -129,6 +129,10 @@ struct LineSplitter {
     /// The last line ended at a CR that was the last byte received: an LF next belongs to it.
     private var skipsLineFeed = false
     private var ended = false
+    /// Whether bytes after the last line break, when the body ends, are dropped instead of
+    /// returned as a last line: the event-stream format discards them (a field cut short, such
+    /// as `retry: 3` from `retry: 3000`, must not take effect).
+    var dropsUnterminatedLine = false
 
     init(reader: StreamedBodyReader) { self.reader = reader }
 
@@ -171,7 +175,7 @@ struct LineSplitter {
                 throw NetworkError.responseTooLarge(limit: limit)
             }
             if ended {
-                guard start < pending.count else { return nil }
+                guard start < pending.count, !dropsUnterminatedLine else { return nil }
                 defer {
                     pending = []
                     start = 0

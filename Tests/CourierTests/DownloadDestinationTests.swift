@@ -158,6 +158,23 @@ final class DownloadDestinationTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: third.fileURL), Data("theirs".utf8))
     }
 
+    /// A suggested name may already take all 255 bytes a file name can: the numbered name is
+    /// made shorter, a whole character at a time, instead of failing with ENAMETOOLONG.
+    func test_givenALongestSuggestedNameThatExists_whenDownloadedAgain_thenTheNumberedNameFits() throws {
+        let name = String(repeating: "é", count: 125) + "a.pdf"   // 2 × 125 + 5 = 255 bytes
+        let client = NetworkClient.stubbing()
+            .body(Data("x".utf8)).headers(["Content-Disposition": "attachment; filename=\"\(name)\""]).makeClient()
+
+        let first = try client.download(Report(), to: .suggested(in: scratch)).wait(within: 5)
+        let second = try client.download(Report(), to: .suggested(in: scratch)).wait(within: 5)
+
+        XCTAssertEqual(first.fileURL.lastPathComponent, name)
+        // 251 bytes of stem must lose 2 for " 2": "a" goes, then a whole "é" (never half of one).
+        XCTAssertEqual(second.fileURL.lastPathComponent, String(repeating: "é", count: 124) + " 2.pdf")
+        XCTAssertLessThanOrEqual(second.fileURL.lastPathComponent.utf8.count, 255)
+        XCTAssertEqual(try Data(contentsOf: second.fileURL), Data("x".utf8))
+    }
+
     func test_givenSuggestedWithNoName_whenDownloaded_thenTheFallbackIsUsed() throws {
         struct Root: Endpoint { var path: String { "" } }
         let client = NetworkClient.stubbing().body(Data("x".utf8)).makeClient()

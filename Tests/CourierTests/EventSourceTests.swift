@@ -185,6 +185,56 @@ final class EventSourceTests: XCTestCase {
         XCTAssertEqual(lastEventIDs(recorder), [nil, "1", "1"])
     }
 
+    /// The standard discards what follows the last line break when the stream ends: a `retry:`
+    /// cut short (`retry: 1` of `retry: 10000`) must not set a 1 ms wait.
+    func test_givenARetryFieldCutShortByTheEndOfTheBody_thenItIsNotApplied() async throws {
+        let scheduler = ShortWorkScheduler()
+        let pieces = ["data: a\n\n", "retry: 1"].map { Data($0.utf8) }
+        let client = client([.streaming(pieces, every: 0), StubResponse(status: 204)], scheduler: scheduler, recorder: StubRecorder())
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 5)))
+
+        XCTAssertEqual(events.map(\.data), ["a"])
+        XCTAssertEqual(events.first?.retry, nil)
+        XCTAssertTrue(scheduler.delays.contains(5), "waits: \(scheduler.delays)")
+        XCTAssertFalse(scheduler.delays.contains(0.001), "waits: \(scheduler.delays)")
+    }
+
+    /// A server that sends `retry: 0` and one event per connection resets the count of
+    /// attempts without an event each time: its `retry:` is honoured from 0.25 s, so the loop
+    /// waits between connections instead of spinning.
+    func test_givenRetryZeroAndOneEventPerConnection_thenEachReconnectionWaitsAtLeastAQuarterSecond() async throws {
+        let scheduler = ShortWorkScheduler()
+        let recorder = StubRecorder()
+        let one = StubResponse.events([ServerSentEvent(data: "x", retry: 0)], every: 0)
+        let client = client(Array(repeating: one, count: 5) + [StubResponse(status: 204)], scheduler: scheduler, recorder: recorder)
+
+        let events = try await read(client.events(feed, reconnection: EventReconnection(delay: 3)))
+
+        XCTAssertEqual(events.count, 5)
+        XCTAssertEqual(recorder.count, 6)
+        let waits = scheduler.delays.filter { $0 > 0 && $0 < 30 }   // not the stubs' zero delays, not the deadlines
+        XCTAssertEqual(waits, Array(repeating: 0.25, count: 5), "\(scheduler.delays)")
+    }
+
+    /// An event source whose connection is in flight is one thing to cancel: the client lists
+    /// the loop and not its connection (listed too, it was counted twice by `cancelAll` when its
+    /// entry came first), and `cancelAll` counts it once.
+    func test_givenAConnectingEventSource_whenCancelAll_thenItIsListedAndCountedOnce() async throws {
+        for _ in 0..<10 {
+            let transport = RecordingTransport(.manual)   // keeps the connection in flight
+            let client = NetworkClient(
+                configuration: NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL), transport: transport)
+            let reading = readingAll(client.events(Request<EmptyResponse>("feed"), reconnection: EventReconnection(delay: 40)))
+            let sent = await transport.sends(1)
+            XCTAssertTrue(sent, "the connection never reached the transport")
+            XCTAssertEqual(client.core.liveRequests.snapshot().count, 1, "one entry for the loop, none for its connection")
+            XCTAssertEqual(client.cancelAll(), 1)
+            let outcome = try await bounded { await reading.value }
+            XCTAssertEqual((outcome.error as? NetworkError)?.shortName, "cancelled")
+        }
+    }
+
     func test_givenAResponseThatIsNotAnEventStream_thenItThrowsWithoutReconnecting() async throws {
         let recorder = StubRecorder()
         let portal = StubResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data("<html>".utf8))
