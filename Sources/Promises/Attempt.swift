@@ -15,7 +15,8 @@ import Dispatch
 ///   - delayBeforeRetry: The pause before each retry. Default: 2 seconds. `.never` means no
 ///     retry at all (a pause that never ends would leave the promise pending forever).
 ///   - shouldRetry: Decides whether an error is worth another try. Default: every error.
-///     A cancellation is never retried.
+///     A cancellation is never retried. It runs on ``Dispatch/DispatchQueue/promises``, never
+///     inside this call or inside the failing try's `reject`.
 ///   - body: Starts one try. The first try starts synchronously inside this call.
 /// - Returns: A promise with the first success, or the last error once retrying stops.
 ///   Cancelling it cancels the running try (or the pending delay) and stops retrying.
@@ -48,20 +49,31 @@ private struct AttemptLoop<T: Sendable>: Sendable {
         }
         current._observe(.callback { outcome in
             guard case .failure(let error) = outcome, retriesLeft > 0, delay != .never,
-                !isCancellation(error), result.isPending, shouldRetry(error)
+                !isCancellation(error), result.isPending
             else {
                 result._resolve(outcome)
                 return
             }
-            let pause = after(delay)
-            guard result._setUpstream(pause) else { return pause.cancel() }
-            pause._observe(.callback { waited in
-                if case .failure(let cancelled) = waited {
-                    result._resolve(.failure(cancelled))
-                } else {
-                    run(retriesLeft: retriesLeft - 1)
-                }
-            })
+            // `shouldRetry` is the caller's code: it runs on a queue, never inside the call
+            // that attached it (a try that rejected at once) nor inside the producer's `reject`.
+            DispatchQueue.promises.async { decide(after: error, retriesLeft: retriesLeft) }
+        })
+    }
+
+    /// Retries after the delay when `shouldRetry` says so, else rejects with `error`.
+    private func decide(after error: any Error, retriesLeft: Int) {
+        guard result.isPending, shouldRetry(error) else {
+            result._resolve(.failure(error))
+            return
+        }
+        let pause = after(delay)
+        guard result._setUpstream(pause) else { return pause.cancel() }
+        pause._observe(.callback { waited in
+            if case .failure(let cancelled) = waited {
+                result._resolve(.failure(cancelled))
+            } else {
+                run(retriesLeft: retriesLeft - 1)
+            }
         })
     }
 }

@@ -45,8 +45,14 @@ extension Promise {
         let child = Promise<Value>(upstream: self)
         _observe(.callback { result in
             queue.async {
-                // As with `ensure`, clean-up runs even when the chain was cancelled.
-                body()._observe(.callback { _ in child._resolve(result) })
+                // As with `ensure`, clean-up runs even when the chain was cancelled. The observer
+                // keeps the clean-up's promise alive until it settles: nothing else may (a bare
+                // `after(…)` has no resolver, and its timer holds it weakly).
+                let cleanUp = body()
+                cleanUp._observe(.callback { _ in
+                    withExtendedLifetime(cleanUp) {}
+                    child._resolve(result)
+                })
             }
         })
         return child

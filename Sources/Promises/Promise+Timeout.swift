@@ -11,12 +11,16 @@ extension Promise {
     ///     if case PromiseError.timedOut = error { showSlowNetworkBanner() }
     /// }
     /// ```
+    /// The timer stays scheduled until the deadline even when the promise settles first (about
+    /// half a kilobyte each): prefer deadlines of minutes to ones of days in a long-lived process.
+    ///
     /// - Parameter seconds: The time allowed, from now. Zero or less times out at once
-    ///   (asynchronously) unless the promise is already settled.
+    ///   (asynchronously) unless the promise is already settled; `.infinity` (or NaN) never
+    ///   times out and schedules nothing.
     public func timeout(seconds: TimeInterval) -> Promise<Value> {
         let child = Promise<Value>(upstream: self)
         _observe(.pipe(child))
-        let delay = seconds.isFinite ? max(0, seconds) : Double(Int32.max)
+        guard let delay = finiteDelay(seconds) else { return child }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak child] in
             guard let child else { return }
             Promise._cancelChain(from: child, with: .timedOut)
@@ -30,11 +34,21 @@ extension Promise {
 /// ```swift
 /// after(seconds: 0.5).then { client.request(Feed.latest) }
 /// ```
+///
+/// - Parameter seconds: The delay; zero or less fulfils at once (asynchronously), and
+///   `.infinity` (or NaN) never fulfils and schedules nothing (cancel it instead).
 public func after(seconds: TimeInterval) -> Promise<Void> {
-    // Seconds go to `DispatchTime` as a `Double` (it clamps), never through a nanosecond `Int`,
-    // which holds barely a second on a 32-bit `Int` (watchOS devices).
-    let delay = seconds.isFinite ? max(0, seconds) : Double(Int32.max)
+    guard let delay = finiteDelay(seconds) else { return Promise<Void>(upstream: nil) }
     return fulfilled(at: .now() + delay)
+}
+
+/// `seconds` as a delay for `DispatchTime`: at least 0 (so also for `-infinity`), or `nil` for
+/// `.infinity` and NaN, which never come. Seconds go to `DispatchTime` as a `Double` (it
+/// clamps), never through a nanosecond `Int`, which holds barely a second on a 32-bit `Int`
+/// (watchOS devices).
+private func finiteDelay(_ seconds: TimeInterval) -> TimeInterval? {
+    if seconds.isNaN || seconds == .infinity { return nil }
+    return max(0, seconds)
 }
 
 /// A promise fulfilled after `interval` has passed. Cancelling it rejects it at once.

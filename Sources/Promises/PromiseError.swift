@@ -15,8 +15,8 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     /// The ``Resolver`` of a pending promise was released without settling it,
     /// so the promise can never settle otherwise.
     case resolverReleased
-    /// A `then` or `recover` handler returned the very promise it was chaining from,
-    /// which could never settle.
+    /// A `then` or `recover` handler returned the very promise that `then` or `recover`
+    /// returned (the one it was to settle), which could never settle.
     case returnedSelf
     /// ``race(_:)`` was given no promises, so nothing could win.
     case emptyRace
@@ -34,7 +34,7 @@ extension PromiseError: LocalizedError, CustomStringConvertible {
         case .timedOut: "The promise timed out before it settled."
         case .cancelled: "The promise was cancelled."
         case .resolverReleased: "The promise's resolver was released without settling it."
-        case .returnedSelf: "A handler returned the promise it was chained to; it could never settle."
+        case .returnedSelf: "A handler returned the promise it was to settle; it could never settle."
         case .emptyRace: "race() was called with no promises."
         case .compactMapReturnedNil: "A compactMap transform returned nil."
         case .emptySequence: "The sequence had no element to take (it was empty, or none matched)."

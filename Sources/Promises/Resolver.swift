@@ -66,6 +66,11 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
     ///     task.resume()
     /// }
     /// ```
+    ///
+    /// The promise keeps `body` until it settles. A `body` that captures this resolver (or work
+    /// whose closure does) therefore keeps the resolver alive too: if that work is then dropped
+    /// without running, the promise is not rejected with ``PromiseError/resolverReleased`` and
+    /// stays pending. Capture what you cancel (the task), not the resolver.
     public func onCancel(_ body: @escaping @Sendable () -> Void) {
         promise._addCancelHook(body)
     }

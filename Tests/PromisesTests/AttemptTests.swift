@@ -73,6 +73,28 @@ final class AttemptTests: XCTestCase {
         XCTAssertEqual(asked.events, [1, 2])
     }
 
+    /// `shouldRetry` is the caller's code: not run inside `attempt` for a try that rejected at
+    /// once (Promises/A+ 2.2.4), nor inside the producer's `reject` (which may hold its locks).
+    /// Both calls are made on this test's thread, so a predicate run inside either runs here.
+    func test_givenShouldRetry_thenItNeverRunsInsideTheAttachingCallOrTheProducersReject() {
+        let testThread = pthread_self()
+        let ranOnTestThread = Recorder<Bool>()
+        let predicate: @Sendable (any Error) -> Bool = { _ in
+            ranOnTestThread.record(pthread_equal(pthread_self(), testThread) != 0)
+            return false
+        }
+        let immediate = attempt(maximumRetryCount: 1, delayBeforeRetry: shortDelay, shouldRetry: predicate) {
+            Promise<Int>(error: TestError(1))
+        }
+        XCTAssertEqual(error(of: immediate) as? TestError, TestError(1))
+
+        let (pending, seal) = Promise<Int>.pending()
+        let later = attempt(maximumRetryCount: 1, delayBeforeRetry: shortDelay, shouldRetry: predicate) { pending }
+        seal.reject(TestError(2))
+        XCTAssertEqual(error(of: later) as? TestError, TestError(2))
+        XCTAssertEqual(ranOnTestThread.events, [false, false], "shouldRetry ran inside attempt(...) or inside reject")
+    }
+
     func test_givenBodyRejectsWithACancellation_thenItIsNotRetried() {
         let runs = Counter()
         let result = attempt(maximumRetryCount: 3, delayBeforeRetry: shortDelay) { () -> Promise<Int> in

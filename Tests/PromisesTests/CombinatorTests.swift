@@ -194,5 +194,20 @@ final class CombinatorTests: XCTestCase {
         let nan = after(seconds: .nan)
         nan.cancel()
         XCTAssertTrue(nan.isRejected)
+        XCTAssertNotNil(value(of: after(seconds: -.infinity)), "minus infinity is 'zero or less': at once")
+    }
+
+    /// Zero or less times out at once, `-infinity` included (it used to wait 68 years);
+    /// `.infinity` and NaN never time out.
+    func test_givenNonFiniteTimeouts_thenMinusInfinityTimesOutAtOnceAndTheOthersNever() {
+        let (pending, kept) = Promise<Int>.pending()
+        XCTAssertEqual(error(of: pending.timeout(seconds: -.infinity), timeout: 5) as? PromiseError, .timedOut)
+        withExtendedLifetime(kept) {}
+        let (open, seal) = Promise<Int>.pending()
+        let patient = open.timeout(seconds: .infinity)
+        let nan = open.timeout(seconds: .nan)
+        seal.fulfill(3)
+        XCTAssertEqual(value(of: patient), 3)
+        XCTAssertEqual(value(of: nan), 3)
     }
 }

@@ -51,4 +51,13 @@ final class CompactMapAndEnsureThenTests: XCTestCase {
         XCTAssertEqual(error(of: chained) as? TestError, TestError(3))
         XCTAssertEqual(ran.get(), 1)
     }
+
+    /// Nothing but the observer holds the clean-up's promise: a bare `after(…)` has no
+    /// resolver and its timer holds it weakly, so it must be kept until it settles.
+    func test_givenACleanUpThatIsABareAfter_whenEnsureThen_thenTheResultStillSettles() {
+        let chained = Promise.value(1).ensureThen { after(.milliseconds(20)) }
+        XCTAssertEqual(value(of: chained, timeout: 5), 1)
+        let failed = Promise<Int>(error: TestError(4)).ensureThen { after(seconds: 0.02) }
+        XCTAssertEqual(error(of: failed, timeout: 5) as? TestError, TestError(4))
+    }
 }
