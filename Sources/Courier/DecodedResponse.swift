@@ -74,6 +74,10 @@ protocol ResponseEnvelope {
     /// type needs it. (A method, not a stored closure: an optional's wrapped type need not be
     /// `Sendable`, so a closure capturing it could not be kept by the pipeline.)
     static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<Any, NetworkError>
+
+    /// Builds the envelope from the value at `keyPath` of a non-empty body (an endpoint's
+    /// ``Endpoint/responseKeyPath``); what it keeps of the response is the whole response.
+    static func make(from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder) -> Result<Any, NetworkError>
 }
 
 extension DecodedResponse: ResponseEnvelope {
@@ -81,6 +85,12 @@ extension DecodedResponse: ResponseEnvelope {
 
     static func make(from response: HTTPResponse, decoder: JSONDecoder) -> Result<Any, NetworkError> {
         ResponseBody.decode(Value.self, from: response, decoder: decoder).map {
+            DecodedResponse(value: $0, response: response) as Any
+        }
+    }
+
+    static func make(from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder) -> Result<Any, NetworkError> {
+        ResponseBody.decode(Value.self, from: response, atKeyPath: keyPath, decoder: decoder).map {
             DecodedResponse(value: $0, response: response) as Any
         }
     }

@@ -186,8 +186,8 @@ extension NetworkClient {
     }
 
     /// ``request(_:completion:)`` with progress reports (see ``ProgressHandler``). With the
-    /// handler's queue left at `nil`, reports and `completion` share the callback queue, so every
-    /// report runs before `completion`.
+    /// handler's queue left at `nil`, reports and `completion` share the callback queue, so on a
+    /// serial queue (the default) every report runs before `completion`.
     ///
     /// ```swift
     /// client.request(UploadPhoto(data: jpeg), progress: ProgressHandler { print($0) }) { result in
@@ -211,7 +211,8 @@ extension NetworkClient {
 
     /// ``request(_:completion:)`` with `completion` run on a queue of this call's own instead of
     /// ``Configuration/callbackQueue`` (Moya's `request(_:callbackQueue:progress:completion:)`).
-    /// Progress reports whose handler names no queue run there too, before `completion`.
+    /// Progress reports whose handler names no queue run there too (before `completion` when the
+    /// queue is serial).
     ///
     /// ```swift
     /// client.request(GetUser(id: 42), callbackQueue: .main) { result in

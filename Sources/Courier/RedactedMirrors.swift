@@ -61,3 +61,18 @@ extension RequestExecution: CustomReflectable {
         ], displayStyle: .class)
     }
 }
+
+extension URLSessionTransport: CustomReflectable {
+    /// Only the names of the credential headers it adds; not their values, its session or the
+    /// requests in flight.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["credentialHeaders": credentialHeaderNames], displayStyle: .class)
+    }
+}
+
+extension LiveWork: CustomReflectable {
+    /// Nothing: the endpoint it lists may carry credentials of its own (headers, query items).
+    var customMirror: Mirror {
+        Mirror(self, children: [:], displayStyle: .class)
+    }
+}

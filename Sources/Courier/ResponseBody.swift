@@ -36,13 +36,25 @@ enum ResponseBody {
     }
 
     /// `response` as a `Value` decoded from the JSON value at `keyPath` (an endpoint's
-    /// ``Endpoint/responseKeyPath``): a `String` (or `String?`) is the JSON string found there, every other
-    /// type follows ``decode(_:from:decoder:)`` on that value. An empty body is decoded as it is
-    /// (an optional is `nil`). A failure carries the whole response.
+    /// ``Endpoint/responseKeyPath``): a `String` (or `String?`) is the JSON string found there,
+    /// a ``DecodedResponse`` holds the value found and the whole response, and every other type
+    /// follows ``decode(_:from:decoder:)`` on that value. An empty body is decoded as it is (an
+    /// optional is `nil`). A failure carries the whole response.
     static func decode<Value: Decodable>(
         _ type: Value.Type, from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder
     ) -> Result<Value, NetworkError> {
         if response.body.isEmpty && response.bodyFileURL == nil { return decode(Value.self, from: response, decoder: decoder) }
+        if let envelope = Value.self as? any ResponseEnvelope.Type {
+            return envelope.make(from: response, atKeyPath: keyPath, decoder: decoder).flatMap { cast($0, response) }
+        }
+        return narrowedDecode(Value.self, from: response, atKeyPath: keyPath, decoder: decoder)
+    }
+
+    /// `Value` decoded from the value at `keyPath` alone (a `String` or `String?` as a JSON
+    /// string); a failure carries the whole response.
+    static func narrowedDecode<Value: Decodable>(
+        _ type: Value.Type, from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder
+    ) -> Result<Value, NetworkError> {
         let narrowed: HTTPResponse
         do {
             narrowed = try response.narrowed(toKeyPath: keyPath)
@@ -108,6 +120,10 @@ extension Optional: ResponseEnvelope where Wrapped: Decodable {
             return ResponseBody.decode(Wrapped.self, from: response, decoder: decoder).map { Wrapped?.some($0) as Any }
         }
         return ResponseBody.typed(Wrapped?.self, response, decoder).map { $0 as Any }
+    }
+
+    static func make(from response: HTTPResponse, atKeyPath keyPath: String, decoder: JSONDecoder) -> Result<Any, NetworkError> {
+        ResponseBody.narrowedDecode(Wrapped?.self, from: response, atKeyPath: keyPath, decoder: decoder).map { $0 as Any }
     }
 }
 

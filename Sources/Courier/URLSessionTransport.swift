@@ -54,6 +54,8 @@ public final class URLSessionTransport: HTTPTransport {
     /// Credential headers taken out of the configuration's `httpAdditionalHeaders`; added to each
     /// request instead (see `init`).
     private let sessionCredentials: [String: String]
+    /// The names of ``sessionCredentials``, sorted, for the transport's mirror.
+    var credentialHeaderNames: [String] { sessionCredentials.keys.sorted() }
 
     /// Creates a transport with its own `URLSession`.
     ///

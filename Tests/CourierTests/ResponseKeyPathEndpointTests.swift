@@ -58,6 +58,11 @@ final class ResponseKeyPathEndpointTests: XCTestCase {
             Wrapped<[Product]>(responseKeyPath: "data.products").withHTTPResponse()))?.get())
         XCTAssertEqual(decoded.value.map(\.name), ["Tea"])
         XCTAssertEqual(decoded.header("x-total"), "1")
+        XCTAssertEqual(String(decoding: decoded.response.body, as: UTF8.self), wrappedBody, "the whole response, body included")
+        let token = try XCTUnwrap(settle(client().request(Wrapped<String>(responseKeyPath: "data.token").withHTTPResponse()))?.get())
+        XCTAssertEqual(token.value, "t-1", "a String inside DecodedResponse is the JSON string too")
+        let none = try XCTUnwrap(settle(client().request(Wrapped<String?>(responseKeyPath: "data.none").withHTTPResponse()))?.get())
+        XCTAssertNil(none.value)
     }
 
     func test_givenAPathThatLeadsNowhere_thenDecodingFailedCarriesTheWholeResponse() throws {

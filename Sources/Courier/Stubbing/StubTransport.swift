@@ -96,7 +96,8 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             let index = routeCounters[key, default: 0]
             routeCounters[key] = index + 1
             lock.unlock()
-            return responses.isEmpty ? plan.defaultResponse : responses[min(index, responses.count - 1)]
+            guard !responses.isEmpty else { return plan.passthroughTransport == nil ? plan.defaultResponse : .passthrough }
+            return responses[min(index, responses.count - 1)]
         }
     }
 

@@ -146,7 +146,8 @@ public struct StubbingBuilder: Sendable {
     /// A passed-through request still runs the client's whole pipeline, and the transport gets
     /// the same context a real client gives it (deadline, progress, downloads and streams work as
     /// without stubs). Use a configuration with the real server's base URL:
-    /// ``makeClient()``'s `https://stub.courier.invalid` never resolves.
+    /// ``makeClient()``'s `https://stub.courier.invalid` never resolves. A passed-through download
+    /// does not resume from a ``DownloadResumption`` (it starts from the first byte).
     ///
     /// ```swift
     /// let client = NetworkClient.stubbing()

@@ -65,4 +65,27 @@ final class DumpRedactionTests: XCTestCase {
         XCTAssertFalse(dumped(download).contains(token))
         download.cancel()
     }
+
+    func test_givenAURLSessionTransportWithCredentialHeaders_whenDumped_thenNoSecretAppears() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["Authorization": "Bearer \(token)"]
+        let text = dumped(URLSessionTransport(configuration: configuration))
+        XCTAssertFalse(text.contains(token), text)
+        XCTAssertTrue(text.contains("Authorization"), "the names may show: \(text)")
+    }
+
+    /// Credentials on the endpoint itself (a header, a query item) reach the client's list of
+    /// live work through an event source's loop.
+    func test_givenAnEventSourceWhoseEndpointCarriesACredential_whenItsIteratorIsDumped_thenNoSecretAppears() throws {
+        let client = NetworkClient.stubbing()
+            .stub(.get, "feed", .events([ServerSentEvent(data: "a"), ServerSentEvent(data: "b")], every: 0))
+            .makeClient()
+        let endpoint = Request<JSON>("feed", query: [URLQueryItem(name: "access_token", value: token)],
+                                     headers: ["Authorization": "Bearer \(token)"], timeout: 60)
+        // The loop is listed for `cancelAll` from the moment it is made, with its endpoint.
+        let iterator = client.events(endpoint, reconnection: .never).makeAsyncIterator()
+        XCTAssertEqual(client.core.liveRequests.snapshot().count, 1)
+        let text = dumped(iterator)
+        XCTAssertFalse(text.contains(token), text)
+    }
 }

@@ -41,6 +41,12 @@ final class StubPassthroughTests: XCTestCase {
         XCTAssertEqual(transport.sendCount, 2)
     }
 
+    func test_givenAnEmptySequenceRoute_whenPassthroughIsSet_thenTheRequestGoesThrough() throws {
+        let transport = RecordingTransport.answering(body: real)
+        let client = NetworkClient.stubbing().stub(.get, "a", sequence: []).passthrough(to: transport).makeClient()
+        XCTAssertEqual(try settle(client.request(StubJSONEndpoint(path: "a")))?.get()["from"].string, "real")
+    }
+
     func test_givenAResponderChoosingPassthrough_thenItSeesTheRequestAndLetsItThrough() throws {
         let transport = RecordingTransport.answering(body: real)
         let client = NetworkClient.stubbing()
