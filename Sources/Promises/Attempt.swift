@@ -51,7 +51,7 @@ private struct AttemptLoop<T: Sendable>: Sendable {
             guard case .failure(let error) = outcome, retriesLeft > 0, delay != .never,
                 !isCancellation(error), result.isPending
             else {
-                result._resolve(outcome)
+                result._resolveNested(outcome)
                 return
             }
             // `shouldRetry` is the caller's code: it runs on a queue, never inside the call

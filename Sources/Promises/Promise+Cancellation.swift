@@ -22,16 +22,13 @@ extension Promise: PromiseUpstream {
     /// Every promise of the chain is settled and every `onCancel` hook has run before any
     /// observer is notified, so a handler that sees the cancellation (or the time-out) can
     /// rely on the upstream work having been told to stop.
+    ///
+    /// A `cancel()` made while this thread is already cancelling (from an `onCancel` hook, or a
+    /// `when` cancelling its inputs) joins that loop and takes effect when the hook returns, so
+    /// combinators nested in one another cancel in constant stack too.
     @usableFromInline
     static func _cancelChain(from start: any PromiseUpstream, with error: PromiseError) {
-        var next: (any PromiseUpstream)? = start
-        var reason = error
-        var deliveries: [@Sendable () -> Void] = []
-        while let node = next {
-            next = node._abort(with: reason, deferring: &deliveries)
-            reason = .cancelled
-        }
-        for deliver in deliveries { deliver() }
+        Trampoline.cancel(from: start, with: error)
     }
 
     @usableFromInline

@@ -210,6 +210,20 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// ``_resolve(_:)`` for a combinator's result (`when`, `race`, `attempt`), settled from an
+    /// observer of one of its inputs: its own observers are notified through the thread's
+    /// ``Trampoline``, so combinators nested in one another settle in constant stack.
+    /// Returns whether it settled the promise.
+    @usableFromInline
+    @discardableResult
+    func _resolveNested(_ result: Result<Value, any Error>) -> Bool {
+        var leftovers = PromiseLeftovers()  // released when this function returns, after the lock
+        guard let observers = _lock.withLock({ _settle(result, leftovers: &leftovers) }) else { return false }
+        if !observers.isEmpty { Trampoline.settle { Promise._deliver(observers, of: self, result) } }
+        withExtendedLifetime(leftovers) {}
+        return true
+    }
+
     /// Registers an observer; when the promise is already settled the observer is
     /// notified right away (callbacks then hop to their queue, so user code still runs later),
     /// unless the settling thread is still notifying earlier observers: then it is queued

@@ -57,7 +57,9 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
 
     /// Registers the producer's cancellation hook: `body` runs once, on the thread that calls
     /// ``Promise/cancel()``, if the promise is cancelled while pending. If it was already
-    /// cancelled, `body` runs at once; if it settled otherwise, `body` never runs.
+    /// cancelled, `body` runs at once; if it settled otherwise, `body` never runs. A `cancel()`
+    /// that `body` makes of another promise takes effect when `body` returns (in the same
+    /// loop, before the outer `cancel()` returns): do not wait for it inside `body`.
     ///
     /// ```swift
     /// Promise<Data> { seal in

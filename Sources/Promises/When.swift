@@ -39,9 +39,9 @@ final class WhenCollector<T: Sendable>: @unchecked Sendable {
     func receive(_ outcome: Result<T, any Error>, at index: Int) {
         switch outcome {
         case .success(let value):
-            if let values = store(value, at: index) { result?._resolve(.success(values)) }
+            if let values = store(value, at: index) { result?._resolveNested(.success(values)) }
         case .failure(let error):
-            if result?._resolve(.failure(error)) == true {
+            if result?._resolveNested(.failure(error)) == true {
                 let failed = promises[index]
                 for other in promises where other !== failed { other.cancel() }
             }
@@ -141,7 +141,7 @@ public func when<T>(resolved promises: [Promise<T>]) -> Promise<[Result<T, any E
     result._addCancelHook { for promise in promises { promise.cancel() } }
     for (index, promise) in promises.enumerated() {
         promise._observe(.callback { outcome in
-            if let all = collector.store(outcome, at: index) { result._resolve(.success(all)) }
+            if let all = collector.store(outcome, at: index) { result._resolveNested(.success(all)) }
         })
     }
     return result
@@ -160,7 +160,7 @@ public func race<T>(_ promises: [Promise<T>]) -> Promise<T> {
     result._addCancelHook { for promise in promises { promise.cancel() } }
     for promise in promises {
         promise._observe(.callback { outcome in
-            if result._resolve(outcome) {
+            if result._resolveNested(outcome) {
                 for other in promises where other !== promise { other.cancel() }
             }
         })
@@ -194,11 +194,11 @@ public func race<T>(fulfilled promises: [Promise<T>]) -> Promise<T> {
         promise._observe(.callback { outcome in
             switch outcome {
             case .success:
-                if result._resolve(outcome) {
+                if result._resolveNested(outcome) {
                     for other in promises where other !== promise { other.cancel() }
                 }
             case .failure(let error):
-                if failures.store((), at: index) != nil { result._resolve(.failure(error)) }
+                if failures.store((), at: index) != nil { result._resolveNested(.failure(error)) }
             }
         })
     }
@@ -209,7 +209,7 @@ extension Promise {
     /// The same outcome with the value type erased, settled inline (internal plumbing for `when`).
     func _erased() -> Promise<any Sendable> {
         let child = Promise<any Sendable>(upstream: self)
-        _observe(.callback { result in child._resolve(result.map { $0 as any Sendable }) })
+        _observe(.callback { result in child._resolveNested(result.map { $0 as any Sendable }) })
         return child
     }
 }

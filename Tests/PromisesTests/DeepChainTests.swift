@@ -97,4 +97,44 @@ final class DeepChainTests: XCTestCase {
         onSmallStack { holder.set(nil) }
         XCTAssertEqual(error(of: end, timeout: 60) as? PromiseError, .resolverReleased)
     }
+
+    // MARK: Combinators nested in one another
+
+    /// Each `race` takes the previous one's result as its only input: settling the innermost
+    /// settles every level, which used to take a stack frame set per level.
+    func test_givenRacesNested100kDeep_whenTheInnermostSettles_thenTheOutermostGetsTheValue() {
+        let (root, seal) = Promise<Int>.pending()
+        var end = root
+        for _ in 0..<depth { end = race([end]) }
+        onSmallStack { seal.fulfill(7) }
+        XCTAssertEqual(value(of: end, timeout: 60), 7)
+    }
+
+    /// Rejected, the failure travels out level by level too, and each level cancels its other
+    /// input on the way (a second, pending input per level).
+    func test_givenRacesNested100kDeep_whenTheInnermostRejects_thenTheOutermostRejects() {
+        let (root, seal) = Promise<Int>.pending()
+        let (never, neverSeal) = Promise<Int>.pending()
+        var end = root
+        for _ in 0..<depth { end = race([end, never]) }
+        onSmallStack { seal.reject(TestError(5)) }
+        XCTAssertEqual(error(of: end, timeout: 60) as? TestError, TestError(5))
+        withExtendedLifetime(neverSeal) {}
+    }
+
+    /// Cancelling the outermost of 100 000 nested `when`s reaches the innermost input: each
+    /// level's cancel hook cancels the next level down, and those cancels now join one loop.
+    func test_givenWhensNested100kDeep_whenTheOutermostIsCancelled_thenTheInnermostProducerHearsIt() {
+        let cancelled = DispatchSemaphore(value: 0)
+        let (root, seal) = Promise<Int>.pending()
+        seal.onCancel { cancelled.signal() }
+        var end = root
+        for _ in 0..<depth { end = when(fulfilled: [end]).map { $0[0] } }
+        let outermost = end
+        onSmallStack { outermost.cancel() }
+        XCTAssertEqual(cancelled.wait(timeout: .now() + 60), .success, "the innermost producer was not cancelled")
+        XCTAssertTrue(root.isCancelled)
+        XCTAssertEqual(error(of: outermost, timeout: 60) as? PromiseError, .cancelled)
+        withExtendedLifetime(seal) {}
+    }
 }
