@@ -214,7 +214,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     /// observer of one of its inputs: its own observers are notified through the thread's
     /// ``Trampoline``, so combinators nested in one another settle in constant stack.
     /// Returns whether it settled the promise.
-    @usableFromInline
+    @inlinable
     @discardableResult
     func _resolveNested(_ result: Result<Value, any Error>) -> Bool {
         var leftovers = PromiseLeftovers()  // released when this function returns, after the lock

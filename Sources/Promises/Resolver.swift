@@ -58,8 +58,9 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
     /// Registers the producer's cancellation hook: `body` runs once, on the thread that calls
     /// ``Promise/cancel()``, if the promise is cancelled while pending. If it was already
     /// cancelled, `body` runs at once; if it settled otherwise, `body` never runs. A `cancel()`
-    /// that `body` makes of another promise takes effect when `body` returns (in the same
-    /// loop, before the outer `cancel()` returns): do not wait for it inside `body`.
+    /// that `body` makes of another promise takes effect after the hooks of the chain being
+    /// cancelled have run (in the same loop, before the outer `cancel()` returns), and
+    /// observers are notified after that: never block inside `body` waiting for a promise.
     ///
     /// ```swift
     /// Promise<Data> { seal in

@@ -41,8 +41,9 @@ enum Trampoline {
     /// lets its result travel out through every level before those cancellations run.
     private static func withLine(_ body: (Line) -> Void) {
         let line = Line()
+        let outer = pthread_getspecific(key)   // nil: callers start a line only when none runs
         pthread_setspecific(key, Unmanaged.passUnretained(line).toOpaque())
-        defer { pthread_setspecific(key, nil) }
+        defer { pthread_setspecific(key, outer) }
         withExtendedLifetime(line) {
             body(line)
             var stack: [() -> Void] = []

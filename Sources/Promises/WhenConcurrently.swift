@@ -113,7 +113,7 @@ final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
         case .success(let value):
             state.withLock { $0.pending[index] = nil }
             if let all = values.store(value, at: index) {
-                result._resolve(.success(all))  // every element done: nothing left to start
+                result._resolveNested(.success(all))  // every element done: nothing left to start
             } else {
                 queue.async { [self] in startNext() }
             }
@@ -130,7 +130,7 @@ final class BoundedWhen<Element: Sendable, T: Sendable>: @unchecked Sendable {
             return Array(state.pending.values)
         }
         guard let pending else { return }
-        if let error { result._resolve(.failure(error)) }
+        if let error { result._resolveNested(.failure(error)) }
         for promise in pending { promise.cancel() }
     }
 }
