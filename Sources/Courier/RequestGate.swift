@@ -35,7 +35,7 @@ protocol GatedRequest: AnyObject, Sendable {
 ///   holds only requests that carry the credential, so a request to another origin waits for no
 ///   refresh, and a user's extra ``resume(_:)`` cannot release requests in the middle of one.
 /// - A held or queued request can be withdrawn (cancelled or timed out); it then never leaves
-///   the gate. The gate lets go of a held one at once, and of a queued one when the drain reaches it.
+///   the gate, and the gate lets go of it at once.
 final class RequestGate: Sendable {
     /// The serial queue requests leave the gate on.
     let queue: DispatchQueue
@@ -51,21 +51,17 @@ final class RequestGate: Sendable {
         var held: [UInt64: any GatedRequest] = [:]
         var isClosed = false
         /// Requests waiting to leave from the queue, in ticket order: those a resume released and
-        /// those submitted while a drain runs.
+        /// those submitted while a drain runs. A withdrawn one is taken out of it at once.
         var ready = ReadyLine()
         /// `true` from the moment a drain is scheduled on `queue` until it finds ``ready`` empty;
         /// while it is `false` and the gate is open, a submission passes at once on the caller's
         /// thread.
         var isDraining = false
-        /// Tickets in ``ready`` that were not withdrawn. Withdrawing one removes it here, and the
-        /// drain then drops the request instead of holding it again under a pause that came
-        /// meanwhile.
-        var onQueue: Set<UInt64> = []
     }
 
     /// The requests waiting on the queue, kept in ticket order so that a resume's release and
     /// the submissions queued before it leave in the order they were issued, however they
-    /// interleave. A request is let go of as soon as it is taken out.
+    /// interleave. A request is let go of as soon as it is taken out or withdrawn.
     struct ReadyLine: Sendable {
         typealias Entry = (ticket: UInt64, request: any GatedRequest)
         private var entries: [(ticket: UInt64, request: (any GatedRequest)?)] = []
@@ -103,6 +99,19 @@ final class RequestGate: Sendable {
                 entries = merged
                 start = 0
             }
+        }
+
+        /// Takes the request with `ticket` out of the line (a withdrawal), if it is there.
+        mutating func remove(ticket: UInt64) -> (any GatedRequest)? {
+            // The entries from `start` on are sorted by ticket: a binary search finds it.
+            var (low, high) = (start, entries.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].ticket < ticket { low = middle + 1 } else { high = middle }
+            }
+            guard low < entries.count, entries[low].ticket == ticket else { return nil }
+            defer { entries[low].request = nil }
+            return entries[low].request
         }
 
         /// Removes and returns the entry with the lowest ticket.
@@ -186,7 +195,6 @@ final class RequestGate: Sendable {
                 for (ticket, _) in released { state.held[ticket] = nil }
             }
             guard !released.isEmpty else { return false }
-            for (ticket, _) in released { state.onQueue.insert(ticket) }
             state.ready.insert(released)
             // One drain at a time: a running one takes the released requests in ticket order,
             // ahead of later submissions already waiting.
@@ -222,9 +230,7 @@ final class RequestGate: Sendable {
     /// Removes a held or queued request so that it never leaves. Does nothing if it already left.
     func withdraw(ticket: UInt64) {
         let removed = state.withLock { state -> (any GatedRequest)? in
-            if let held = state.held.removeValue(forKey: ticket) { return held }
-            state.onQueue.remove(ticket)
-            return nil
+            state.held.removeValue(forKey: ticket) ?? state.ready.remove(ticket: ticket)
         }
         withExtendedLifetime(removed) {}   // released after the lock
     }
@@ -241,23 +247,21 @@ final class RequestGate: Sendable {
         for request in stranded { request.gateClosed() }
     }
 
-    private enum Admission { case pass, queued, held, closed, withdrawn }
+    private enum Admission { case pass, queued, held, closed }
 
-    /// Decides, under the lock, what happens to `request` now: dropped if it was withdrawn while
-    /// it waited on the queue; held while paused (unless it bypasses pauses); otherwise it
-    /// passes — at once when no drain runs (which keeps issue order and saves a thread
-    /// hand-off), else it joins the drain's line.
+    /// Decides, under the lock, what happens to `request` now: held while paused (unless it
+    /// bypasses pauses); otherwise it passes — at once when no drain runs (which keeps issue
+    /// order and saves a thread hand-off), else it joins the drain's line. (A request withdrawn
+    /// from the line is no longer in it, so the drain never admits it again.)
     private static func admit(
         _ request: any GatedRequest, ticket: UInt64, fromQueue: Bool, in state: inout GateState
     ) -> Admission {
-        if fromQueue && state.onQueue.remove(ticket) == nil { return .withdrawn }
         if holds(request, userPauses: state.pauseCount, refreshPauses: state.refreshPauseCount) {
             if state.isClosed { return .closed }
             state.held[ticket] = request
             return .held
         }
         if fromQueue || !state.isDraining { return .pass }
-        state.onQueue.insert(ticket)
         state.ready.insert([(ticket, request)])
         return .queued
     }
@@ -278,8 +282,6 @@ final class RequestGate: Sendable {
             request.passGate(ticket: ticket)
         case .queued, .held:
             return true
-        case .withdrawn:
-            break
         case .closed:
             request.gateClosed()
         }

@@ -24,8 +24,8 @@ extension Promise: PromiseUpstream {
     /// rely on the upstream work having been told to stop.
     ///
     /// A `cancel()` made while this thread is already cancelling (from an `onCancel` hook, or a
-    /// `when` cancelling its inputs) joins that loop and takes effect when the hook returns, so
-    /// combinators nested in one another cancel in constant stack too.
+    /// `when` cancelling its inputs) joins that loop: it takes effect once the hooks of the chain
+    /// being cancelled have run, so combinators nested in one another cancel in constant stack.
     @usableFromInline
     static func _cancelChain(from start: any PromiseUpstream, with error: PromiseError) {
         Trampoline.cancel(from: start, with: error)

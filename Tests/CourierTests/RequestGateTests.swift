@@ -611,6 +611,27 @@ final class RequestGateTests: XCTestCase {
         XCTAssertTrue(line.isEmpty)
     }
 
+    /// A withdrawal takes the request out of the line at once, and the line still gives the
+    /// others lowest ticket first.
+    func test_givenAWithdrawnTicketInTheReadyLine_thenItIsTakenOutAndNeverPopped() {
+        let log = Log()
+        var line = RequestGate.ReadyLine()
+        weak var weakProbe: Probe?
+        do {
+            let withdrawn = Probe("5", log: log)
+            weakProbe = withdrawn
+            line.insert([1, 3, 5, 7].map { ($0, $0 == 5 ? withdrawn : Probe("\($0)", log: log)) })
+            XCTAssertTrue(line.remove(ticket: 5) === withdrawn)
+        }
+        XCTAssertNil(weakProbe, "the line let go of the withdrawn request at once")
+        XCTAssertNil(line.remove(ticket: 4), "not in the line")
+        XCTAssertNil(line.remove(ticket: 5), "already withdrawn")
+        var popped: [UInt64] = []
+        while let entry = line.popFirst() { popped.append(entry.ticket) }
+        XCTAssertEqual(popped, [1, 3, 7])
+        XCTAssertTrue(line.isEmpty)
+    }
+
     // MARK: Through the client
 
     struct Ping: Endpoint {

@@ -82,7 +82,7 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             case .failure: break
             }
         }
-        return plan.passthroughTransport == nil ? plan.defaultResponse : .passthrough
+        return plan.fallbackResponse
     }
 
     private func respond(from source: StubSource, counter key: Int, request: URLRequest) -> StubResponse {
@@ -96,8 +96,7 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             let index = routeCounters[key, default: 0]
             routeCounters[key] = index + 1
             lock.unlock()
-            guard !responses.isEmpty else { return plan.passthroughTransport == nil ? plan.defaultResponse : .passthrough }
-            return responses[min(index, responses.count - 1)]
+            return responses.isEmpty ? plan.fallbackResponse : responses[min(index, responses.count - 1)]
         }
     }
 

@@ -161,6 +161,12 @@ public struct StubbingBuilder: Sendable {
         changed { $0.passthroughTransport = transport }
     }
 
+    /// What a request gets when nothing more specific answers it: the default response, or,
+    /// with ``passthrough(to:)``, the passthrough transport's answer.
+    var fallbackResponse: StubResponse {
+        passthroughTransport == nil ? defaultResponse : .passthrough
+    }
+
     private func adding(_ method: HTTPMethod, _ path: String, _ source: StubSource) -> StubbingBuilder {
         changed { $0.routes.append(StubRoute(method: method, path: path, source: source, order: $0.routes.count)) }
     }
