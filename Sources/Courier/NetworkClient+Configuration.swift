@@ -75,6 +75,19 @@ extension NetworkClient {
         /// Plugins that see every request and every attempt's result, in order. Default: none.
         public var plugins: [any RequestPlugin]
 
+        /// Change each attempt asynchronously just before it is sent (a signature, a token from
+        /// an async source), in order, after the authenticator and the plugins' `prepare`.
+        /// Default: none. See ``RequestAdapter`` for the deadline, failures and other origins.
+        ///
+        /// ```swift
+        /// configuration.requestAdapters = [AsyncRequestAdapter { request, _ in
+        ///     var request = request
+        ///     request.setValue(try await attestation.header(), forHTTPHeaderField: "X-Attest")
+        ///     return request
+        /// }]
+        /// ```
+        public var requestAdapters: [any RequestAdapter]
+
         /// Adds credentials and refreshes them. Default: `nil`, no authentication.
         public var authenticator: (any Authenticator)?
 
@@ -138,6 +151,7 @@ extension NetworkClient {
             sharedDecoder = SharedCoder(coder: JSONDecoder())
             sharedEncoder = SharedCoder(coder: JSONEncoder())
             plugins = []
+            requestAdapters = []
             authenticator = nil
             retryPolicy = nil
             errorMetadataParser = { ServerMetadata.parse($0) }

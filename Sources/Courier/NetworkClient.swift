@@ -66,8 +66,9 @@ public final class NetworkClient: Sendable {
         core.gate.close()
     }
 
-    /// The request that would be sent for `endpoint`, minus credentials (the authenticator and
-    /// plugins are applied later, when the request leaves the pause gate).
+    /// The request that would be sent for `endpoint`, minus credentials (the authenticator,
+    /// plugins and ``Configuration/requestAdapters`` are applied later, when the request leaves
+    /// the pause gate).
     ///
     /// - URL: the base URL's path and the endpoint's path joined with exactly one "/"
     ///   (an empty path keeps the base URL as it is); characters not allowed in a path, such as

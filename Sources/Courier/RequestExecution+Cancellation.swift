@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Promises
 
 extension RequestExecution {
     // MARK: Deadline and cancellation
@@ -28,8 +29,14 @@ extension RequestExecution {
                 state.deadline = nil
                 return .withdraw(ticket)
             case .preparing:
-                state.deadlinePassedWhilePreparing = true
-                return nil
+                guard let adaptation = state.adaptation else {
+                    state.deadlinePassedWhilePreparing = true
+                    return nil
+                }
+                state.adaptation = nil
+                state.phase = .evaluating
+                state.deadline = nil
+                return .stopAdapting(adaptation)
             case .sending(let task):
                 state.phase = .evaluating
                 state.deadline = nil
@@ -58,6 +65,9 @@ extension RequestExecution {
         case .expire(let partial)?:
             drop(partial)
             deliver(.failure(.timedOut))
+        case .stopAdapting(let adaptation)?:
+            adaptation.cancel()
+            attemptTimedOut(sent: nil)
         case nil:
             break
         }
@@ -91,17 +101,20 @@ extension RequestExecution {
     @discardableResult
     private func abandon() -> Bool {
         var partial: PartialDownload?   // a download's saved start that no attempt will resume now
+        var adaptation: Promise<URLRequest>?   // request adapters at work for the attempt
         let taken = state.withLock { state -> (Phase, ScheduledWork?, URLRequest?)? in
             guard !state.phase.isFinished else { return nil }
             let previous = state.phase
             if case .preparing = previous { state.cancelledWhilePreparing = state.attempt }
             state.phase = .finished
             swap(&partial, &state.partialDownload)
+            swap(&adaptation, &state.adaptation)
             defer { state.deadline = nil }
             return (previous, state.deadline, state.sentRequest)
         }
         guard let (previous, deadline, sent) = taken else { return false }
         deadline?.cancel()
+        adaptation?.cancel()
         drop(partial)
         switch previous {
         case .queued(let ticket):

@@ -63,12 +63,37 @@ extension RequestExecution {
             headersChanged = true
         }
         for plugin in plugins { outgoing = plugin.prepare(outgoing, for: endpoint) }
+        var prepared = PreparedAttempt(
+            request: outgoing, attempt: attempt, partial: partial, upload: upload.map { UploadHandOver(stream: $0.stream, resolved: $0.resolved) },
+            refusal: refusal, generation: generation, onCallersThread: onCallersThread, headersChanged: headersChanged)
+        if refusal == nil, !core.configuration.requestAdapters.isEmpty {
+            let adapters = onClientOrigin
+                ? core.configuration.requestAdapters : core.configuration.requestAdapters.filter(\.appliesToOtherOrigins)
+            if !adapters.isEmpty {
+                guard let stopped = adapt(prepared, with: adapters) else { return }
+                prepared = stopped
+            }
+        }
+        finishPreparing(prepared, inHand: inHand)
+    }
+
+    /// Checks a prepared attempt once more and sends it: the second half of ``passGate(ticket:)``,
+    /// or what follows the request adapters.
+    ///
+    /// `inHand`: the attempt's hold on a download's resumption, kept until the transport answers.
+    func finishPreparing(_ prepared: PreparedAttempt, inHand: TransportAttempt?) {
+        let plugins = core.configuration.plugins
+        let attempt = prepared.attempt
+        let partial = prepared.partial
+        let upload = prepared.upload
+        let outgoing = prepared.request
+        var refusal = prepared.refusal
         // The builder checked the endpoint's method and headers; a credential or a plugin may
         // have changed them (a token read from a server's answer, say): check again.
-        // User code (the authenticator, plugins) also ran since the attempt left the gate and
-        // may have taken a while: a request cancelled or timed out meanwhile is not sent at all.
+        // User code (the authenticator, plugins, adapters) also ran since the attempt left the gate
+        // and may have taken a while: a request cancelled or timed out meanwhile is not sent at all.
         // Either way nothing was sent, so no plugin hears of it (no `willSend`, no `didReceive`).
-        if headersChanged {
+        if prepared.headersChanged {
             if refusal == nil {
                 do {
                     try HeaderValidation.check(outgoing.allHTTPHeaderFields ?? [:])
@@ -101,6 +126,8 @@ extension RequestExecution {
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
         let bodyStream = attemptContext.bodyStream
         if clock != nil { recordSend(sent, attempt: attempt) }
+        let generation = prepared.generation
+        let onCallersThread = prepared.onCallersThread
         let task = core.transport.send(sent, context: attemptContext) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,

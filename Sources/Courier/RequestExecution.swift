@@ -21,6 +21,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let timeout: TimeInterval
     let retryPolicy: RetryPolicy?
     let requiresAuthentication: Bool
+    /// Whether the request goes to the client's own origin: only then do request adapters run
+    /// (unless they apply to other origins too).
+    let onClientOrigin: Bool
     let acceptedStatusCodes: StatusCodeSet
     let bypassesPause: Bool
     let context: TransportContext
@@ -84,6 +87,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),
         // as the builder decided when it left out the credential default headers.
         self.requiresAuthentication = endpoint.requiresAuthentication && onClientOrigin
+        self.onClientOrigin = onClientOrigin
         self.isListed = listed
         self.acceptedStatusCodes = endpoint.acceptedStatusCodes
         self.bypassesPause = !endpoint.requiresAuthentication

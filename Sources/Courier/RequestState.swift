@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Promises
 
 extension RequestPhase {
     var isFinished: Bool {
@@ -15,7 +16,8 @@ extension RequestPhase {
 enum RequestPhase: Sendable {
     /// Waiting at the gate (held or on its queue).
     case queued(ticket: UInt64)
-    /// Left the gate: credentials and plugins are being applied, `send` is being called.
+    /// Left the gate: credentials, plugins and request adapters are being applied, `send` is
+    /// being called.
     case preparing
     /// The transport has the request.
     case sending(any TransportTask)
@@ -60,6 +62,9 @@ enum RequestDeadlineAction {
     /// The request waited for a credential refresh before it was ever sent: it ends, and a
     /// download's saved part is deleted.
     case expire(PartialDownload?)
+    /// The request adapters were still at work: their promise is cancelled and the attempt
+    /// times out (a download's saved part stays in the state, for the retry).
+    case stopAdapting(Promise<URLRequest>)
 }
 
 /// Everything mutable about one request; it lives inside the request's lock.
@@ -79,6 +84,10 @@ struct RequestState: Sendable {
     var deadline: ScheduledWork?
     /// The deadline fired while the attempt was being prepared; acted on once `send` returns.
     var deadlinePassedWhilePreparing = false
+    /// The current attempt's request adapters at work (the attempt is `preparing`, and a
+    /// download's saved part waits in ``partialDownload``): a cancellation or the deadline
+    /// cancels it and ends the attempt at once.
+    var adaptation: Promise<URLRequest>?
     /// The current attempt's request as sent (after credentials and plugins).
     var sentRequest: URLRequest?
     /// The attempt that was being prepared when the request was cancelled: if its `send` runs

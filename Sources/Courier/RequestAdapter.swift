@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Promises
+
+/// Changes each outgoing request *asynchronously*, or stops it, just before it is sent:
+/// Alamofire's `RequestAdapter`, Get's `willSendRequest`.
+///
+/// Use an adapter when the change needs work that does not return at once: a token from a
+/// keychain item behind Face ID, a Firebase ID token, a signature made by a key in the Secure
+/// Enclave, an App Attest assertion. For a quick change (a header, a query item) a
+/// ``RequestPlugin``'s `prepare` is simpler; for a bearer token that expires and is refreshed,
+/// ``TokenAuthenticator`` also holds traffic and replays rejected requests.
+///
+/// ```swift
+/// struct SigningAdapter: RequestAdapter {
+///     let signer: RequestSigner
+///     func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest> {
+///         signer.signature(for: request).map { signature in
+///             var signed = request
+///             signed.setValue(signature, forHTTPHeaderField: "X-Signature")
+///             return signed
+///         }
+///     }
+/// }
+///
+/// var configuration = NetworkClient.Configuration(baseURL: api)
+/// configuration.requestAdapters = [SigningAdapter(signer: signer)]
+/// ```
+///
+/// In async code, ``AsyncRequestAdapter`` wraps a closure:
+///
+/// ```swift
+/// configuration.requestAdapters = [AsyncRequestAdapter { request, _ in
+///     var request = request
+///     request.setValue(try await appCheck.token(), forHTTPHeaderField: "X-App-Check")
+///     return request
+/// }]
+/// ```
+///
+/// **When it runs.** Once per attempt (retries and replays after a credential refresh run it
+/// again, so a signature always covers what is sent), after the request left the pause gate, the
+/// authenticator applied its credential and every plugin's `prepare` ran, so it sees the request
+/// exactly as it would go. Adapters run in the order of
+/// ``NetworkClient/Configuration/requestAdapters``, each given what the previous one returned;
+/// then the headers are checked again, plugins hear `willSend`, and the transport gets the
+/// result. `adapt` is called on a Courier queue and must return quickly: do the slow part inside
+/// the promise.
+///
+/// **Deadline and cancellation.** The request's timeout covers the adaptation: when it passes, or
+/// the caller cancels, the adapter's promise is cancelled (its `onCancel` hook runs, and an
+/// ``AsyncRequestAdapter``'s task is cancelled) and the request ends with
+/// ``NetworkError/timedOut`` (or is retried by its policy) or ``NetworkError/cancelled`` at once,
+/// without waiting for the adapter.
+///
+/// **Failure.** A rejected promise stops the request before anything is sent; it is not
+/// retried, and plugins hear nothing of it. A ``NetworkError`` is used as it is (reject with
+/// `.invalidRequest(reason:)` or `.cancelled` to say why); a cancellation error becomes
+/// ``NetworkError/cancelled``; any other error becomes
+/// ``NetworkError/authenticationFailed(underlying:)``, since adapters almost always obtain a
+/// credential of some kind.
+///
+/// **Other servers.** A request to an origin other than the client's base URL (an endpoint with
+/// its own ``Endpoint/baseURL``, a `Request(url:)` to another host) is not adapted, just as it
+/// gets no credential from the authenticator, unless the adapter sets
+/// ``appliesToOtherOrigins`` to `true`.
+///
+/// ``NetworkClient/makeURLRequest(for:)`` does not run adapters (they are asynchronous, and
+/// usually add credentials).
+public protocol RequestAdapter: Sendable {
+    /// Returns a promise of the request to send in place of `request`.
+    ///
+    /// - Parameters:
+    ///   - request: the request as it would be sent: credential applied, plugins' `prepare` run,
+    ///     and the previous adapters' changes made.
+    ///   - endpoint: the endpoint it was built from.
+    /// - Returns: The request to send, or a rejection that stops it (see the type's
+    ///   documentation for how the error is reported).
+    func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest>
+
+    /// Whether requests to an origin other than the client's base URL are adapted too.
+    /// Default: `false`, so an adapter that adds a credential never sends it to another server.
+    var appliesToOtherOrigins: Bool { get }
+}
+
+extension RequestAdapter {
+    /// `false`: only requests to the client's own origin are adapted.
+    public var appliesToOtherOrigins: Bool { false }
+}
+
+/// A ``RequestAdapter`` made from an `async` closure, run in a new `Task` for each attempt.
+///
+/// ```swift
+/// configuration.requestAdapters = [AsyncRequestAdapter { request, endpoint in
+///     guard endpoint.requiresAuthentication else { return request }
+///     var request = request
+///     let token = try await Auth.auth().currentUser?.getIDToken() ?? ""
+///     request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+///     return request
+/// }]
+/// ```
+///
+/// The task is cancelled when the request's deadline passes or the caller cancels, and the
+/// request does not wait for it to finish.
+public struct AsyncRequestAdapter: RequestAdapter {
+    private let body: @Sendable (URLRequest, any Endpoint) async throws -> URLRequest
+
+    /// Whether requests to other origins are adapted too (see
+    /// ``RequestAdapter/appliesToOtherOrigins``).
+    public let appliesToOtherOrigins: Bool
+
+    /// Creates an adapter that runs `adapt` for each attempt.
+    ///
+    /// - Parameters:
+    ///   - appliesToOtherOrigins: Whether requests to another origin than the client's are
+    ///     adapted too. Default: `false`.
+    ///   - adapt: Returns the request to send, given the request as it would go and its
+    ///     endpoint; throwing stops the request (see ``RequestAdapter``).
+    public init(
+        appliesToOtherOrigins: Bool = false,
+        _ adapt: @escaping @Sendable (_ request: URLRequest, _ endpoint: any Endpoint) async throws -> URLRequest
+    ) {
+        self.appliesToOtherOrigins = appliesToOtherOrigins
+        body = adapt
+    }
+
+    /// Runs the closure in a new `Task`; cancelling the promise cancels the task.
+    public func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest> {
+        let body = body
+        return Promise { try await body(request, endpoint) }
+    }
+}
