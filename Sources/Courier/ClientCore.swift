@@ -15,10 +15,13 @@ final class ClientCore: Sendable {
     /// The clock requests measure ``RequestMetrics`` with, decided once per client: `nil` when the
     /// client has no plugins (the only readers of the metrics), so its requests measure nothing.
     let metricsClock: MetricsClock?
+    /// Whether the configuration has request adapters: read on every attempt, decided once.
+    let hasRequestAdapters: Bool
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.metricsClock = configuration.plugins.isEmpty ? nil : MetricsClock(for: configuration.scheduler)
+        self.hasRequestAdapters = !configuration.requestAdapters.isEmpty
         self.builder = RequestBuilder(configuration: configuration)
         self.gate = RequestGate()
         self.transport = transport

@@ -82,7 +82,7 @@ extension NetworkClient {
         /// ```swift
         /// configuration.requestAdapters = [AsyncRequestAdapter { request, _ in
         ///     var request = request
-        ///     request.setValue(try await attestation.header(), forHTTPHeaderField: "X-Attest")
+        ///     request.setValue(try await attestation.header(), forHTTPHeaderField: "X-Attestation-Token")
         ///     return request
         /// }]
         /// ```

@@ -34,7 +34,7 @@ import Promises
 /// ```swift
 /// configuration.requestAdapters = [AsyncRequestAdapter { request, _ in
 ///     var request = request
-///     request.setValue(try await appCheck.token(), forHTTPHeaderField: "X-App-Check")
+///     request.setValue(try await appCheck.token(), forHTTPHeaderField: "X-App-Check-Token")
 ///     return request
 /// }]
 /// ```
@@ -45,8 +45,26 @@ import Promises
 /// exactly as it would go. Adapters run in the order of
 /// ``NetworkClient/Configuration/requestAdapters``, each given what the previous one returned;
 /// then the headers are checked again, plugins hear `willSend`, and the transport gets the
-/// result. `adapt` is called on a Courier queue and must return quickly: do the slow part inside
-/// the promise.
+/// result.
+///
+/// **Threads.** The first adapter's `adapt` is called on the thread the request leaves the pause
+/// gate on: inside `request(_:)` on the caller's thread (possibly the main thread) when nothing is
+/// held, otherwise on the client's gate queue; the next ones on `DispatchQueue.promises`.
+/// So `adapt` must return at once: do the slow part inside the promise. A request the adapter
+/// itself makes through the same client is adapted too; skip it by its endpoint (for example
+/// `endpoint.requiresAuthentication == false`), or it waits for itself.
+///
+/// **A promise of its own for each call.** Cancelling a request cancels its adapter's promise,
+/// and a cancellation travels upstream through the chain it was made from. An adapter that
+/// returns `shared.map { … }` over one promise that several requests share (a token fetch in
+/// progress) would cancel that fetch for all of them; hand each call a new promise instead:
+///
+/// ```swift
+/// let (promise, resolver) = Promise<URLRequest>.pending()
+/// tokenFetch.done { token in resolver.fulfill(request.signed(with: token)) }
+///           .catch { resolver.reject($0) }
+/// return promise   // cancelling it leaves `tokenFetch` alone
+/// ```
 ///
 /// **Deadline and cancellation.** The request's timeout covers the adaptation: when it passes, or
 /// the caller cancels, the adapter's promise is cancelled (its `onCancel` hook runs, and an
@@ -55,11 +73,19 @@ import Promises
 /// without waiting for the adapter.
 ///
 /// **Failure.** A rejected promise stops the request before anything is sent; it is not
-/// retried, and plugins hear nothing of it. A ``NetworkError`` is used as it is (reject with
+/// retried, and plugins hear no `willSend` or `didReceive` for the attempt (their `didFinish`
+/// reports the error). A ``NetworkError`` is used as it is (reject with
 /// `.invalidRequest(reason:)` or `.cancelled` to say why); a cancellation error becomes
-/// ``NetworkError/cancelled``; any other error becomes
+/// ``NetworkError/cancelled``; `URLError.timedOut` and `PromiseError.timedOut` become
+/// ``NetworkError/timedOut`` (not retried either); any other error becomes
 /// ``NetworkError/authenticationFailed(underlying:)``, since adapters almost always obtain a
 /// credential of some kind.
+///
+/// **Bodies and secrets.** Do not read the request's `httpBodyStream`: it is the stream the
+/// transport sends. A header the adapter adds is redacted in logs and descriptions, and removed
+/// on a redirect to another host, when its name looks like a credential (it contains `token`,
+/// `signature`, `session`, `authorization`, …); mark any other with
+/// ``NetworkClient/markSensitiveHeader(_:)``.
 ///
 /// **Other servers.** A request to an origin other than the client's base URL (an endpoint with
 /// its own ``Endpoint/baseURL``, a `Request(url:)` to another host) is not adapted, just as it

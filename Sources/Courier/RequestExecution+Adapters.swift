@@ -25,9 +25,10 @@ struct PreparedAttempt: Sendable {
 }
 
 /// A file body's stream, handed from the thread that opened it to the one that sends it.
-// @unchecked: the stream is opened for one attempt and only read by the transport that attempt
-// hands it to; between `passGate` and `finishPreparing` (while request adapters run) nothing
-// touches it, and the hand-over goes through a queue (or the request's lock), which orders it.
+// @unchecked: the stream is opened for one attempt, which carries it from `passGate` to
+// `finishPreparing` (through the request's lock and the adapters' promise, each of which orders
+// the hand-over) and gives it to its transport. Courier itself never reads it; the adapters see it
+// as the request's `httpBodyStream` and are documented not to read it (see `RequestAdapter`).
 struct UploadHandOver: @unchecked Sendable {
     let stream: InputStream
     let resolved: URL

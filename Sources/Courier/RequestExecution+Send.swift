@@ -66,7 +66,7 @@ extension RequestExecution {
         var prepared = PreparedAttempt(
             request: outgoing, attempt: attempt, partial: partial, upload: upload.map { UploadHandOver(stream: $0.stream, resolved: $0.resolved) },
             refusal: refusal, generation: generation, onCallersThread: onCallersThread, headersChanged: headersChanged)
-        if refusal == nil, !core.configuration.requestAdapters.isEmpty {
+        if refusal == nil, core.hasRequestAdapters {
             let adapters = onClientOrigin
                 ? core.configuration.requestAdapters : core.configuration.requestAdapters.filter(\.appliesToOtherOrigins)
             if !adapters.isEmpty {
@@ -81,6 +81,9 @@ extension RequestExecution {
     /// or what follows the request adapters.
     ///
     /// `inHand`: the attempt's hold on a download's resumption, kept until the transport answers.
+    ///
+    /// Inlined: `passGate` then builds no `PreparedAttempt` on the hot path.
+    @inline(__always)
     func finishPreparing(_ prepared: PreparedAttempt, inHand: TransportAttempt?) {
         let plugins = core.configuration.plugins
         let attempt = prepared.attempt

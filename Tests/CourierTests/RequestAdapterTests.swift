@@ -18,16 +18,19 @@ final class RequestAdapterTests: XCTestCase {
         private var cancels = 0
         let header: String
         let value: @Sendable (Int) -> String
-        let holds: Bool
+        /// How many of the first calls get a promise that stays pending until ``releaseAll()``.
+        let holdCalls: Int
         let appliesToOtherOrigins: Bool
         /// Signalled once per `adapt` call.
         let called = DispatchSemaphore(value: 0)
 
-        /// - Parameter holds: when `true`, each promise stays pending until ``release(_:)``.
-        init(header: String = "X-Signature", holds: Bool = false, otherOrigins: Bool = false,
+        /// - Parameters:
+        ///   - holds: when `true`, every promise stays pending until ``releaseAll()`` or a cancellation.
+        ///   - holdCalls: how many of the first calls are held (default: all when `holds`, none otherwise).
+        init(header: String = "X-Signature", holds: Bool = false, holdCalls: Int? = nil, otherOrigins: Bool = false,
              value: @escaping @Sendable (Int) -> String = { "signed-\($0)" }) {
             self.header = header
-            self.holds = holds
+            self.holdCalls = holdCalls ?? (holds ? Int.max : 0)
             self.value = value
             self.appliesToOtherOrigins = otherOrigins
         }
@@ -43,7 +46,7 @@ final class RequestAdapterTests: XCTestCase {
             }
             adapted.setValue(value(call), forHTTPHeaderField: header)
             defer { called.signal() }
-            guard holds else { return Promise.value(adapted) }
+            guard call <= holdCalls else { return Promise.value(adapted) }
             let (promise, resolver) = Promise<URLRequest>.pending()
             resolver.onCancel { [self] in lock.withLock { cancels += 1 } }
             lock.withLock { resolvers.append(resolver) }
@@ -72,6 +75,22 @@ final class RequestAdapterTests: XCTestCase {
     }
 
     struct KeychainLocked: Error, Equatable {}
+
+    /// Records how each request ended, as `didFinish` reports it.
+    final class FinishRecorder: RequestPlugin, @unchecked Sendable {
+        // @unchecked: `values` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var values: [String] = []
+        var outcomes: [String] { lock.withLock { values } }
+        func didFinish(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint, metrics: RequestMetrics) {
+            let outcome: String
+            switch result {
+            case .success(let response): outcome = "\(response.statusCode)"
+            case .failure(let error): outcome = error.shortName
+            }
+            lock.withLock { values.append(outcome) }
+        }
+    }
 
     /// Records one header of each request plugins hear `willSend` for.
     final class SentHeader: RequestPlugin, @unchecked Sendable {
@@ -142,9 +161,10 @@ final class RequestAdapterTests: XCTestCase {
     func test_givenAnAdapterThatFails_whenSent_thenNothingIsSentNothingRetriedAndTheErrorIsAuthenticationFailed() {
         let recorder = StubRecorder()
         let plugin = RecordingPlugin()
+        let finished = FinishRecorder()
         let client = client(
             NetworkClient.stubbing().body(json: "{}").recording(into: recorder), adapters: [Refusing(error: KeychainLocked())],
-            plugins: [plugin], retry: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0))
+            plugins: [plugin, finished], retry: RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0))
         let result = settle(client.request(Request("x")))
         guard case .failure(NetworkError.authenticationFailed(let underlying))? = result else {
             return XCTFail("expected authenticationFailed, got \(outcomeName(result))")
@@ -152,6 +172,7 @@ final class RequestAdapterTests: XCTestCase {
         XCTAssertEqual(underlying as? KeychainLocked, KeychainLocked())
         XCTAssertEqual(recorder.count, 0)
         XCTAssertEqual(plugin.events, ["prepare x"], "no willSend, no didReceive")
+        XCTAssertEqual(finished.outcomes, ["authenticationFailed"], "didFinish reports the error")
     }
 
     func test_givenAnAdapterThatFailsWithANetworkErrorOrACancellation_whenSent_thenThatIsTheOutcome() {
@@ -182,8 +203,7 @@ final class RequestAdapterTests: XCTestCase {
         clock.advance(by: 5)
         XCTAssertEqual(outcomeName(settle(promise)), "timedOut")
         XCTAssertEqual(adapter.cancelCount, 1)
-        adapter.releaseAll()   // too late: nothing is sent
-        XCTAssertEqual(recorder.count, 0)
+        XCTAssertEqual(recorder.count, 0, "settled without sending")
     }
 
     func test_givenAnAdapterThatTimesOut_whenTheRequestHasARetryPolicy_thenTheRetryIsAdaptedAndSent() {
@@ -214,8 +234,31 @@ final class RequestAdapterTests: XCTestCase {
         promise.cancel()
         XCTAssertTrue(isCancelled(settle(promise)))
         XCTAssertEqual(adapter.cancelCount, 1)
-        adapter.releaseAll()
+        XCTAssertEqual(recorder.count, 0, "settled without sending")
+    }
+
+    func test_givenTheSecondAdapterAtWork_whenTheCallerCancels_thenThatAdaptersPromiseIsCancelled() {
+        let recorder = StubRecorder()
+        let first = HeaderAdapter(header: "X-First")
+        let second = HeaderAdapter(holds: true)
+        let client = client(NetworkClient.stubbing().body(json: "{}").recording(into: recorder), adapters: [first, second])
+        let promise = client.request(Request("x"))
+        XCTAssertEqual(second.called.wait(timeout: .now() + 5), .success)
+        promise.cancel()
+        XCTAssertTrue(isCancelled(settle(promise)))
+        XCTAssertEqual(second.cancelCount, 1, "the cancellation reaches the promise the second adapter returned")
+        XCTAssertEqual(second.seen.first?.value(forHTTPHeaderField: "X-First"), "signed-1")
         XCTAssertEqual(recorder.count, 0)
+    }
+
+    func test_givenAdaptersAtWork_whenCancelAllRuns_thenEveryRequestEndsAndEveryAdapterIsCancelled() {
+        let adapter = HeaderAdapter(holds: true)
+        let client = client(NetworkClient.stubbing().body(json: "{}"), adapters: [adapter])
+        let promises = (0..<3).map { client.request(Request("x/\($0)")) }
+        for _ in promises { XCTAssertEqual(adapter.called.wait(timeout: .now() + 5), .success) }
+        XCTAssertEqual(client.cancelAll(), 3)
+        for promise in promises { XCTAssertEqual(outcomeName(settle(promise)), "cancelled") }
+        XCTAssertEqual(adapter.cancelCount, 3)
     }
 
     func test_givenAnAsyncAdapter_whenTheRequestIsCancelled_thenItsTaskIsCancelled() {

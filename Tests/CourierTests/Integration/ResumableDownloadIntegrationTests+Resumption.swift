@@ -51,30 +51,6 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(transportFiles().subtracting(before), [])
     }
 
-    func test_givenAKeptPart_whenPausedWhileARequestAdapterWorks_thenThePartIsKeptAndTheNextDownloadResumesIt() throws {
-        let key = counterKey()
-        let held = RequestAdapterTests.HeaderAdapter(holds: true)
-        let holding = try makeClient { $0.requestAdapters = [held] }
-        let destination = scratch.appendingPathComponent("adapted.bin")
-        let resumption = DownloadResumption()
-        let cut = endpoint(key, "cuts=70000", retry: RetryPolicy.none)
-        _ = failure(of: try makeClient().download(cut, to: destination, resumption: resumption), within: 30)
-        XCTAssertEqual(resumption.keptBytes, 70_000)
-
-        // The part is claimed, the attempt leaves the gate, and the adapter holds it: a pause
-        // cancels the download and must get the part back, not lose it.
-        let download = holding.download(cut, to: destination, resumption: resumption)
-        XCTAssertEqual(held.called.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(held.seen.first?.value(forHTTPHeaderField: "Range"), "bytes=70000-", "the adapter sees the resuming request")
-        XCTAssertEqual(try value(of: resumption.pause(), within: 20), 70_000)
-        XCTAssertEqual(failure(of: download).map(errorKind), "cancelled")
-        XCTAssertEqual(held.cancelCount, 1)
-
-        _ = try value(of: try makeClient().download(cut, to: destination, resumption: resumption), within: 30)
-        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
-        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the held attempt sent nothing")
-    }
-
     func test_givenAStalledDownload_whenPaused_thenPauseGivesTheKeptBytesAndTheNextDownloadResumes() throws {
         let key = counterKey()
         let client = try makeClient()
