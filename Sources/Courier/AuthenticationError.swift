@@ -5,8 +5,6 @@ import Foundation
 public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// More refreshes were requested within the window than the ``TokenAuthenticator/RefreshLimit`` allows.
     case refreshLimitExceeded(Int, window: TimeInterval)
-    /// A request replayed with a fresh credential was rejected again.
-    case rejectedAfterRefresh
     /// The refresh produced a token that cannot be sent in a header (it contains CR, LF or NUL).
     case unusableToken
 
@@ -19,8 +17,6 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
             window.isFinite && abs(window) < 1e15
                 ? "Gave up refreshing the credential: \(count) refreshes within \(Int64(window)) s"
                 : "Gave up refreshing the credential: \(count) refreshes, the most allowed"
-        case .rejectedAfterRefresh:
-            "The server rejected the request again after the credential was refreshed"
         case .unusableToken:
             "The refreshed credential contains a line break or NUL and cannot be sent in a header"
         }

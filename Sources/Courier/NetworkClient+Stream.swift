@@ -33,8 +33,9 @@ extension NetworkClient {
     /// body streams, stopping the loop, cancelling the reading task or
     /// ``StreamedResponse/cancel()`` cancels the transfer.
     ///
-    /// With a transport that does not stream (stubs, or one of your own that ignores
-    /// ``TransportContext/bodyStream``), the whole body is read first and arrives as one piece.
+    /// With a transport that does not stream (a stub without ``StubResponse/streaming(_:every:status:headers:delay:)``,
+    /// or a transport of your own that ignores ``TransportContext/bodyStream``), the whole body is
+    /// read first and arrives as one piece.
     ///
     /// - Parameter endpoint: What to send; its `Response` type is not used.
     /// - Returns: The response head, with its body to iterate.

@@ -67,6 +67,7 @@ public func isCancellation(_ error: any Error) -> Bool {
     case let error as any CancellableError: return error.isCancelled
     case is CancellationError: return true
     case let error as URLError: return error.code == .cancelled
+    case let error as CocoaError: return error.code == .userCancelled
     default: return false
     }
 }
