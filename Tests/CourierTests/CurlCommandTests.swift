@@ -169,7 +169,7 @@ final class CurlCommandTests: XCTestCase {
     }
 
     func test_givenLoggingPluginInCurlFormat_thenTheOutgoingLineIsTheRedactedCommand() throws {
-        let lines = Protected<[String]>([])
+        let lines = SharedValue<[String]>([])
         let plugin = LoggingPlugin(format: .curl) { line in lines.withLock { $0.append(line) } }
         plugin.willSend(try request("https://api.example.com/me", headers: ["Authorization": "Bearer T0KEN"]))
         XCTAssertEqual(lines.withLock { $0 }, ["→ curl 'https://api.example.com/me' \\\n  -H 'Authorization: <redacted>'"])

@@ -63,7 +63,7 @@ final class DecodedResponseTests: XCTestCase {
         assertPage(try client.request(ListUsers()).wait(within: 10))
         assertPage(try await client.send(ListUsers()))
         let completed = expectation(description: "completion")
-        let delivered = Protected<DecodedResponse<[User]>?>(nil)
+        let delivered = SharedValue<DecodedResponse<[User]>?>(nil)
         client.request(ListUsers()) { result in
             delivered.withLock { $0 = try? result.get() }
             completed.fulfill()
@@ -134,7 +134,7 @@ final class DecodedResponseTests: XCTestCase {
     }
 
     func test_givenAWrappedEndpointThatRetries_whenItFinallySucceeds_thenTheResponseIsTheLastAttempts() throws {
-        let attempts = Protected(0)
+        let attempts = SharedValue(0)
         let transport = RecordingTransport(.immediate { request in
             let attempt = attempts.withLock { count -> Int in count += 1; return count }
             let status = attempt < 3 ? 503 : 201

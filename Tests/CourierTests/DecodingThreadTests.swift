@@ -13,7 +13,7 @@ final class DecodingThreadTests: XCTestCase {
     /// Tags the queues a test cares about ("gate", "scheduler").
     static let queueTag = DispatchSpecificKey<String>()
     /// Where each ``WhereDecoded`` was decoded: the thread and the tag of the queue, if any.
-    static let decodings = Protected<[(thread: ObjectIdentifier, queue: String?)]>([])
+    static let decodings = SharedValue<[(thread: ObjectIdentifier, queue: String?)]>([])
 
     struct WhereDecoded: Decodable, Sendable {
         init(from decoder: any Decoder) throws {
@@ -71,7 +71,7 @@ final class DecodingThreadTests: XCTestCase {
         // the gate passes it at once, still on its queue.
         let client = try makeClient(RecordingTransport.answering(body: "{}"))
         let started = DispatchSemaphore(value: 0)
-        let box = Protected<Promise<WhereDecoded>?>(nil)
+        let box = SharedValue<Promise<WhereDecoded>?>(nil)
         client.core.gate.queue.async {
             box.withLock { $0 = client.request(GetWhereDecoded()) }
             started.signal()
@@ -83,7 +83,7 @@ final class DecodingThreadTests: XCTestCase {
     }
 
     func test_givenRetryAnsweredInsideSend_thenDecodedOffTheSchedulersQueue() throws {
-        let answers = Protected(0)
+        let answers = SharedValue(0)
         let transport = RecordingTransport(.immediate { request in
             let status = answers.withLock { count -> Int in
                 count += 1

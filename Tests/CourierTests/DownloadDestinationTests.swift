@@ -233,7 +233,7 @@ final class DownloadDestinationTests: XCTestCase {
         let client = NetworkClient.stubbing()
             .body(Data("csv".utf8)).headers(["Content-Disposition": "attachment; filename=export.csv"]).makeClient()
         let done = expectation(description: "completion")
-        let outcome = Protected<Result<DownloadedFile, NetworkError>?>(nil)
+        let outcome = SharedValue<Result<DownloadedFile, NetworkError>?>(nil)
 
         client.download(Report(), to: .suggested(in: scratch)) { result in
             outcome.withLock { $0 = result }

@@ -105,7 +105,7 @@ extension DownloadResumptionTests {
     func test_givenDownloadsRacingPausesOnManyThreads_thenEverythingSettlesAndEveryResumptionEndsFree() throws {
         let client = NetworkClient.stubbing().body(Data("video".utf8)).delay(0.002).makeClient()
         let cycles = 150
-        let outcomes = Protected((saved: 0, cancelled: 0, other: 0, pauses: 0))
+        let outcomes = SharedValue((saved: 0, cancelled: 0, other: 0, pauses: 0))
         let finished = DispatchGroup()
         let folder: URL = scratch
 

@@ -338,7 +338,7 @@ final class DownloadTests: XCTestCase {
         let client = NetworkClient.stubbing().body(Data("done".utf8)).makeClient(configuration: configuration)
         let destination = scratch.appendingPathComponent("out.txt")
         let finished = expectation(description: "completion")
-        let seen = Protected<(String?, Result<DownloadedFile, NetworkError>?)>((nil, nil))
+        let seen = SharedValue<(String?, Result<DownloadedFile, NetworkError>?)>((nil, nil))
 
         client.download(File(), to: destination) { result in
             seen.withLock { $0 = (DispatchQueue.getSpecific(key: key), result) }
@@ -355,7 +355,7 @@ final class DownloadTests: XCTestCase {
     func test_givenTheCompletionStyleAndABadDestination_thenTheHandlerHearsInvalidRequest() throws {
         let client = NetworkClient.stubbing().makeClient()
         let finished = expectation(description: "completion")
-        let seen = Protected<NetworkError?>(nil)
+        let seen = SharedValue<NetworkError?>(nil)
 
         client.download(File(), to: URL(string: "ftp://host/file")!) { result in
             if case .failure(let error) = result { seen.withLock { $0 = error } }

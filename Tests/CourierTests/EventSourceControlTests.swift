@@ -105,7 +105,7 @@ final class EventSourceControlTests: XCTestCase {
 /// A request that records its cancellations; settles on the first.
 private final class CountingRequest: LiveRequest {
     let endpoint: any Endpoint = Request<EmptyResponse>("feed")
-    let cancellations = Protected(0)
+    let cancellations = SharedValue(0)
 
     func cancelIfPending() -> Bool {
         cancellations.withLock { count -> Bool in

@@ -251,7 +251,7 @@ final class EventSourceTests: XCTestCase {
 
     func test_givenAPlugin_thenItSeesTheCallersEndpoint() async throws {
         struct EndpointTypes: RequestPlugin {
-            let seen = Protected<[String]>([])
+            let seen = SharedValue<[String]>([])
             func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
                 seen.withLock { $0.append("\(type(of: endpoint))") }
                 return request
@@ -274,7 +274,7 @@ final class EventSourceTests: XCTestCase {
 /// cancelled, and records every delay: request deadlines stay pending, reconnection waits are
 /// instant and visible.
 final class ShortWorkScheduler: RequestScheduler {
-    private let state = Protected((delays: [TimeInterval](), cancelled: [TimeInterval]()))
+    private let state = SharedValue((delays: [TimeInterval](), cancelled: [TimeInterval]()))
     private let held = DispatchSemaphore(value: 0)
 
     var delays: [TimeInterval] { state.withLock { $0.delays } }
@@ -283,7 +283,7 @@ final class ShortWorkScheduler: RequestScheduler {
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         state.withLock { $0.delays.append(delay) }
         if delay < 30 {
-            let handle = Protected<(@Sendable () -> Void)?>(work)
+            let handle = SharedValue<(@Sendable () -> Void)?>(work)
             DispatchQueue.global().async { handle.withLock { stored in defer { stored = nil }; return stored }?() }
             return ScheduledWork { handle.withLock { $0 = nil } }
         }

@@ -63,7 +63,7 @@ final class FileBodyTests: XCTestCase {
     func test_givenRetries_whenEachAttemptReadsTheBody_thenEveryAttemptGetsTheWholeFile() throws {
         let content = Data("the whole file, every time".utf8)
         let url = try file(content)
-        let reads = Protected<[Data]>([])
+        let reads = SharedValue<[Data]>([])
         let transport = RecordingTransport(.immediate { request in
             let read = request.httpBodyStream.map(readAll) ?? Data()
             let attempt = reads.withLock { reads -> Int in

@@ -93,7 +93,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenAFilePart_whenSent_thenTheTransportStreamsAStagedCopyOfTheWholeForm() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let (onDisk, inMemory) = forms(file: url, content: content)
-        let read = Protected<Data?>(nil)   // read while sent: the copy is deleted with the request
+        let read = SharedValue<Data?>(nil)   // read while sent: the copy is deleted with the request
         let transport = RecordingTransport(.immediate { request in
             read.withLock { $0 = request.httpBodyStream.map(readAll) }
             return .success(HTTPResponse(statusCode: 204, url: request.url))
@@ -115,7 +115,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenRetries_thenEveryAttemptSendsTheSameStagedForm() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let (onDisk, inMemory) = forms(file: url, content: content)
-        let reads = Protected<[Data]>([])
+        let reads = SharedValue<[Data]>([])
         let transport = RecordingTransport(.immediate { request in
             let read = request.httpBodyStream.map(readAll) ?? Data()
             let attempt = reads.withLock { reads -> Int in
@@ -136,7 +136,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenTheRequestIsOver_thenTheStagedFileIsDeleted() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         for status in [204, 500] {
-            let existedWhileSent = Protected(false)
+            let existedWhileSent = SharedValue(false)
             let transport = RecordingTransport(.immediate { request in
                 existedWhileSent.withLock { $0 = request.httpBodyStream != nil }
                 return .success(HTTPResponse(statusCode: status, url: request.url))
@@ -382,7 +382,7 @@ final class MultipartFileTests: XCTestCase {
     func test_givenAStagingCopyAskedToStop_thenItStopsWithCancelled() throws {
         let url = try writeFile(content, in: scratch, named: "clip.mp4")
         let staged = StagedForm(forms(file: url, content: content).onDisk)
-        let asked = Protected(0)
+        let asked = SharedValue(0)
 
         XCTAssertThrowsError(try staged.write(shouldStop: { asked.withLock { $0 += 1; return $0 > 2 } })) { error in
             XCTAssertEqual((error as? NetworkError).map(\.shortName), "cancelled")

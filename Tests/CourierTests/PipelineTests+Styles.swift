@@ -118,7 +118,7 @@ final class PipelineStyleTests: XCTestCase {
     func test_givenACallbackQueueForOneCall_whenProgressNamesNoQueue_thenReportsRunThereBeforeTheCompletion() throws {
         let (queue, key) = markedQueue()
         let client = NetworkClient.stubbing().body(json: #"{"id":1,"name":"Ada"}"#).makeClient()
-        let events = Protected<[String]>([])
+        let events = SharedValue<[String]>([])
         let done = expectation(description: "completion")
         let progress = ProgressHandler { _ in
             events.withLock { $0.append(DispatchQueue.getSpecific(key: key) == "mine" ? "report" : "report elsewhere") }

@@ -80,7 +80,7 @@ final class ProgressTests: XCTestCase {
         let transport = ReportingTransport()
         let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
         let queue = DispatchQueue(label: "progress.reports")
-        let reports = Protected<[TransferProgress]>([])
+        let reports = SharedValue<[TransferProgress]>([])
         let handler = ProgressHandler(queue: queue) { progress in reports.withLock { $0.append(progress) } }
 
         _ = try await client.request(Upload(), progress: handler).value
@@ -99,7 +99,7 @@ final class ProgressTests: XCTestCase {
         let transport = RecordingTransport(.manual)
         let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
         let queue = DispatchQueue(label: "progress.reports")
-        let reports = Protected<[Int64]>([])
+        let reports = SharedValue<[Int64]>([])
         let retry = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0)
         let endpoint = RetriedUpload(retryPolicy: retry)
         let promise = client.request(endpoint, progress: ProgressHandler(queue: queue) { progress in
@@ -127,7 +127,7 @@ final class ProgressTests: XCTestCase {
     /// meanwhile can announce its own first; the older announcement must not silence it.
     func test_givenARetryAnnouncedFirst_whenTheOlderAttemptsStartArrivesLate_thenTheRetrysReportsStillArrive() {
         let queue = DispatchQueue(label: "progress.relay")
-        let received = Protected<[Int64]>([])
+        let received = SharedValue<[Int64]>([])
         let relay = ProgressRelay(ProgressHandler(queue: queue) { progress in
             received.withLock { $0.append(progress.bytesSent) }
         }, defaultQueue: queue)
@@ -144,7 +144,7 @@ final class ProgressTests: XCTestCase {
     func test_givenSendWithProgress_whenItReturns_thenEveryReportHasRun() async throws {
         let client = NetworkClient.stubbing().body(json: "{}").makeClient()
         let queue = DispatchQueue(label: "progress.send")
-        let reports = Protected<Int>(0)
+        let reports = SharedValue<Int>(0)
         for _ in 0..<20 {
             _ = try await client.send(Upload(), progress: ProgressHandler(queue: queue) { _ in
                 reports.withLock { $0 += 1 }
@@ -159,7 +159,7 @@ final class ProgressTests: XCTestCase {
         let transport = RecordingTransport(.manual)
         let client = NetworkClient(configuration: .init(baseURL: try baseURL()), transport: transport)
         let queue = DispatchQueue(label: "progress.burst")
-        let reports = Protected<[Int64]>([])
+        let reports = SharedValue<[Int64]>([])
         let promise = client.request(Upload(), progress: ProgressHandler(queue: queue) { progress in
             reports.withLock { $0.append(progress.bytesReceived) }
         })
@@ -193,7 +193,7 @@ final class ProgressTests: XCTestCase {
 
     /// A thread-safe list of strings.
     private final class Recorder: Sendable {
-        private let box = Protected<[String]>([])
+        private let box = SharedValue<[String]>([])
         var values: [String] { box.withLock { $0 } }
         func record(_ value: String) { box.withLock { $0.append(value) } }
     }

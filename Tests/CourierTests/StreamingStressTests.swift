@@ -8,7 +8,7 @@ import XCTest
 final class StreamingStressTests: XCTestCase {
     /// Counts cancellations of one transfer.
     private final class CountingTask: TransportTask {
-        let count = Protected(0)
+        let count = SharedValue(0)
         func cancel() { count.withLock { $0 += 1 } }
     }
 

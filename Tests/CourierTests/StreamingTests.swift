@@ -59,7 +59,7 @@ final class StreamingTests: XCTestCase {
     func test_givenATransportThatStreamsInsideSend_thenTheClientDoesNotCancelItsTransfer() async throws {
         /// Claims the stream and delivers the head and the whole body before `send` returns.
         struct InlineStreamingTransport: HTTPTransport {
-            let cancels: Protected<Int>
+            let cancels: SharedValue<Int>
             func send(
                 _ request: URLRequest, context: TransportContext,
                 completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
@@ -73,7 +73,7 @@ final class StreamingTests: XCTestCase {
                 return RecordingTransport.Task { cancels.withLock { $0 += 1 } }
             }
         }
-        let cancels = Protected(0)
+        let cancels = SharedValue(0)
         let client = exampleClient(InlineStreamingTransport(cancels: cancels))
 
         let streamed = try await bounded { try await client.stream(Feed()) }
@@ -202,7 +202,7 @@ final class StreamingTests: XCTestCase {
         XCTAssertTrue(stream.shouldStream(HTTPResponse(statusCode: 200)))
         stream.yield(Data("1234".utf8))
         stream.yield(Data("5".utf8))   // over the limit: the client ends the body
-        let cancelled = Protected(false)
+        let cancelled = SharedValue(false)
         stream.attach(RecordingTransport.Task { cancelled.withLock { $0 = true } })
         XCTAssertTrue(cancelled.withLock { $0 }, "a transfer nobody will read is stopped")
     }

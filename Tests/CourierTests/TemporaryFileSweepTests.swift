@@ -70,7 +70,7 @@ final class TemporaryFileSweepTests: XCTestCase {
         /// Records how old the staged file is at each attempt, then ages it by three days; the
         /// first attempt fails with a 503.
         final class AgingTransport: HTTPTransport {
-            let ages = Protected<[TimeInterval]>([])
+            let ages = SharedValue<[TimeInterval]>([])
             func send(
                 _ request: URLRequest, context: TransportContext,
                 completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void

@@ -12,7 +12,7 @@ import FoundationNetworking
 extension ResumableDownloadIntegrationTests {
     /// Calls `reached` once the download has received at least `bytes` bytes.
     private func progress(reaching bytes: Int64, _ reached: XCTestExpectation) -> ProgressHandler {
-        let once = Protected(false)
+        let once = SharedValue(false)
         return ProgressHandler { report in
             guard report.bytesReceived >= bytes else { return }
             let first = once.withLock { fired -> Bool in
@@ -142,7 +142,7 @@ extension ResumableDownloadIntegrationTests {
         let cut = endpoint(key, "cuts=120000", retry: RetryPolicy.none)
         for expected in ["transport", "saved"] {
             let done = expectation(description: expected)
-            let outcome = Protected<String?>(nil)
+            let outcome = SharedValue<String?>(nil)
             client.download(cut, to: destination, resumption: resumption) { result in
                 outcome.withLock { $0 = (try? result.get()).map { _ in "saved" } ?? result.failure.map(errorKind) }
                 done.fulfill()
@@ -361,7 +361,7 @@ extension ResumableDownloadIntegrationTests {
         let entered = expectation(description: "prepare runs")
         let gate = DispatchSemaphore(value: 0)
         let client = try makeClient { $0.plugins = [BlockingPrepare(entered: entered, gate: gate)] }
-        let download = Protected<Promise<DownloadedFile>?>(nil)
+        let download = SharedValue<Promise<DownloadedFile>?>(nil)
 
         let resumed = endpoint(key, "cuts=70000", retry: RetryPolicy.none)
         let destination = scratch.appendingPathComponent("prepared.bin")

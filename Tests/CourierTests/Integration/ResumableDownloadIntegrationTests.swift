@@ -150,7 +150,7 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
 
     func test_givenA401ToTheResumingRetry_whenTheCredentialIsRefreshed_thenTheReplayResumes() throws {
         let key = counterKey()
-        let refreshed = Protected(0)
+        let refreshed = SharedValue(0)
         let client = try makeClient {
             $0.authenticator = TokenAuthenticator(token: "expired") { _ in
                 refreshed.withLock { $0 += 1 }
@@ -310,7 +310,7 @@ private struct AttemptFailureSignal: RequestPlugin {
 private final class HeldDeadlines: RequestScheduler {
     private let timeout: TimeInterval
     private let real = DispatchScheduler()
-    private let held = Protected<[(id: UUID, work: @Sendable () -> Void)]>([])
+    private let held = SharedValue<[(id: UUID, work: @Sendable () -> Void)]>([])
 
     init(timeout: TimeInterval) { self.timeout = timeout }
 
@@ -331,7 +331,7 @@ private final class HeldDeadlines: RequestScheduler {
 private struct DeadlineInPrepare: RequestPlugin {
     let deadlines: HeldDeadlines
     let onCall: Int
-    private let calls = Protected(0)
+    private let calls = SharedValue(0)
 
     init(deadlines: HeldDeadlines, onCall: Int) {
         self.deadlines = deadlines

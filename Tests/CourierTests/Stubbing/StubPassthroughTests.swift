@@ -130,7 +130,7 @@ final class StubPassthroughTests: XCTestCase {
 
     func test_givenAForwardedTask_whenCancelledWhileItIsBeingSent_thenTheSentTaskIsCancelled() {
         let forwarded = ForwardedTask()
-        let cancelled = Protected(0)
+        let cancelled = SharedValue(0)
         forwarded.start {
             forwarded.cancel()   // arrives while the request is being handed to the transport
             return RecordingTransport.Task { cancelled.withLock { $0 += 1 } }
