@@ -20,6 +20,13 @@ if [[ ! -f "$modules_dir/Promises.swiftmodule" ]]; then
     exit 2
 fi
 
+# The package name SwiftPM compiled the modules with (the root folder's name, lowercased): Courier
+# uses `package` declarations of Promises (its timer heap), visible only under the same name.
+package_name="${COURIER_PACKAGE_NAME:-$(grep -o '"-package-name","[^"]*"' .build/debug.yaml 2>/dev/null | head -n 1 | sed 's/.*,"\(.*\)"$/\1/' || true)}"
+if [[ -z "$package_name" ]]; then
+    package_name="$(basename "$PWD" | tr '[:upper:]' '[:lower:]')"
+fi
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -47,5 +54,5 @@ SWIFT
 mapfile -t sources < <(find Sources/Courier -name '*.swift' | sort)
 echo "check-apple-sendable: type-checking ${#sources[@]} Courier sources with non-Sendable coders"
 swiftc -typecheck -swift-version 6 -warnings-as-errors -parse-as-library -module-name Courier \
-    -I "$modules_dir" "${sources[@]}" "$work/AppleCoderStandIns.swift"
+    -package-name "$package_name" -I "$modules_dir" "${sources[@]}" "$work/AppleCoderStandIns.swift"
 echo "check-apple-sendable: ok"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Promises
 
 /// Runs work after a delay: the clock behind every request deadline and every retry delay.
 ///

@@ -1,17 +1,19 @@
 import Dispatch
 
-/// The timer behind ``DispatchScheduler``: a min-heap of due times plus one `DispatchSourceTimer`
-/// armed for the earliest live entry.
+/// A timer for many pieces of work: a min-heap of due times plus one `DispatchSourceTimer` armed
+/// for the earliest live entry. It runs the time-outs and delays of this module (`timeout`,
+/// `after`) and Courier's `DispatchScheduler` (request deadlines, retry delays).
 ///
 /// Cancelled entries leave the `live` table at once; their heap slots are skipped when they
 /// surface, and the heap is rebuilt from the live entries when more than half of it is dead, so
 /// memory stays proportional to the work that is actually pending.
 ///
-/// While any work is pending the heap keeps itself alive, so work runs even when every copy of
-/// the ``DispatchScheduler`` that scheduled it is gone (like `asyncAfter` would).
+/// While any work is pending the heap keeps itself alive, so work runs even when everything that
+/// scheduled it is gone (like `asyncAfter` would). Unlike `asyncAfter`, work removed before it
+/// is due frees what it captured at once.
 // @unchecked: `timer` is a constant whose methods libdispatch documents as thread-safe; every
 // other piece of mutable state is inside the `state` lock-box.
-final class TimerHeap: @unchecked Sendable {
+package final class TimerHeap: @unchecked Sendable {
     private struct Entry: Sendable {
         let due: UInt64
         let id: UInt64
@@ -31,12 +33,13 @@ final class TimerHeap: @unchecked Sendable {
         var keepAlive: TimerHeap?
     }
 
-    private let state = Protected(State())
+    private let state = Locked(State())
     private let timer: any DispatchSourceTimer
     /// Where due work runs.
-    let queue: DispatchQueue
+    package let queue: DispatchQueue
 
-    init(queue: DispatchQueue) {
+    /// Creates a heap whose work runs on `queue`.
+    package init(queue: DispatchQueue) {
         self.queue = queue
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.fire() }
@@ -49,7 +52,7 @@ final class TimerHeap: @unchecked Sendable {
     }
 
     /// Adds `work`, due `nanoseconds` from now; returns its id for ``remove(_:)``.
-    func add(after nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> UInt64 {
+    package func add(after nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> UInt64 {
         let due = DispatchTime.now().uptimeNanoseconds &+ nanoseconds
         return state.withLock { state in
             state.nextID &+= 1
@@ -63,7 +66,7 @@ final class TimerHeap: @unchecked Sendable {
     }
 
     /// Forgets the work with `id` if it has not run yet.
-    func remove(_ id: UInt64) {
+    package func remove(_ id: UInt64) {
         let released = state.withLock { state -> TimerHeap? in
             guard state.live.removeValue(forKey: id) != nil else { return nil }
             if state.live.isEmpty {
@@ -78,6 +81,11 @@ final class TimerHeap: @unchecked Sendable {
             return nil
         }
         _ = released  // dropped here, outside the lock
+    }
+
+    /// How many pieces of work are pending (scheduled, neither run nor removed).
+    package var pendingCount: Int {
+        state.withLock { $0.live.count }
     }
 
     /// Timer handler: runs everything that is due, in due order, and re-arms for the next entry.
