@@ -20,7 +20,7 @@ extension Promise {
     public func timeout(seconds: TimeInterval) -> Promise<Value> {
         let child = Promise<Value>(upstream: self)
         _observe(.pipe(child))
-        guard let delay = timerDelay(seconds), isPending else { return child }
+        guard let delay = PromiseTimers.nanoseconds(seconds), isPending else { return child }
         let expire: @Sendable () -> Void = { [weak child] in
             guard let child else { return }
             Promise._cancelChain(from: child, with: .timedOut)
@@ -48,7 +48,7 @@ extension Promise {
 ///   `.infinity`, NaN or more than about 30 years never fulfils and schedules nothing (cancel it
 ///   instead).
 public func after(seconds: TimeInterval) -> Promise<Void> {
-    fulfilled(after: timerDelay(seconds))
+    fulfilled(after: PromiseTimers.nanoseconds(seconds))
 }
 
 /// A promise fulfilled after `interval` has passed. Cancelling it rejects it at once and
@@ -57,33 +57,43 @@ public func after(seconds: TimeInterval) -> Promise<Void> {
 /// - Parameter interval: The delay; `.never` (or more than about 30 years) never fulfils
 ///   (cancel it instead).
 public func after(_ interval: DispatchTimeInterval) -> Promise<Void> {
-    let seconds: TimeInterval
-    switch interval {
-    case .seconds(let value): seconds = TimeInterval(value)
-    case .milliseconds(let value): seconds = TimeInterval(value) / 1e3
-    case .microseconds(let value): seconds = TimeInterval(value) / 1e6
-    case .nanoseconds(let value): seconds = TimeInterval(value) / 1e9
-    case .never: seconds = .infinity
-    @unknown default: seconds = .infinity
-    }
-    return fulfilled(after: timerDelay(seconds))
+    fulfilled(after: PromiseTimers.nanoseconds(interval))
 }
 
-/// The timers of `timeout` and `after`: one heap for the process, work run on a global queue.
+/// The timers of `timeout` and `after`: one heap for the process. Each timer that fires is
+/// handed to a global queue on its own, so a slow `onCancel` hook of one timed-out chain does not
+/// hold up the others.
 package enum PromiseTimers {
-    package static let heap = TimerHeap(queue: .global())
+    package static let heap = TimerHeap(queue: .global(), separately: true)
 
-    /// Delays longer than this many seconds (about 30 years) never come: nothing is scheduled.
-    static let longestDelay: TimeInterval = 1e9
-}
+    /// Delays longer than this many nanoseconds (about 30 years) never come: nothing is scheduled.
+    static let longestDelay: UInt64 = 1_000_000_000_000_000_000
 
-/// `seconds` in nanoseconds for ``PromiseTimers``: 0 for zero, negative and `-infinity`; `nil`
-/// for `.infinity`, NaN and anything beyond ``PromiseTimers/longestDelay``, which never come.
-/// (The conversion stays in `UInt64`: an `Int` of nanoseconds holds barely a second on a 32-bit
-/// `Int`, as on watchOS devices.)
-private func timerDelay(_ seconds: TimeInterval) -> UInt64? {
-    guard !seconds.isNaN, seconds <= PromiseTimers.longestDelay else { return nil }
-    return seconds > 0 ? UInt64(seconds * 1e9) : 0
+    /// `seconds` in nanoseconds: 0 for zero, negative and `-infinity`; `nil` for `.infinity`, NaN
+    /// and anything beyond ``longestDelay``, which never come. (The conversion stays in `UInt64`:
+    /// an `Int` of nanoseconds holds barely a second on a 32-bit `Int`, as on watchOS devices.)
+    package static func nanoseconds(_ seconds: TimeInterval) -> UInt64? {
+        guard !seconds.isNaN, seconds <= Double(longestDelay) / 1e9 else { return nil }
+        return seconds > 0 ? UInt64(seconds * 1e9) : 0
+    }
+
+    /// `interval` in nanoseconds, exactly (integer arithmetic): 0 for zero and negative values;
+    /// `nil` for `.never` and anything beyond ``longestDelay``.
+    package static func nanoseconds(_ interval: DispatchTimeInterval) -> UInt64? {
+        let value: Int
+        let scale: UInt64
+        switch interval {
+        case .seconds(let count): (value, scale) = (count, 1_000_000_000)
+        case .milliseconds(let count): (value, scale) = (count, 1_000_000)
+        case .microseconds(let count): (value, scale) = (count, 1_000)
+        case .nanoseconds(let count): (value, scale) = (count, 1)
+        case .never: return nil
+        @unknown default: return nil
+        }
+        guard value > 0 else { return 0 }
+        let (product, overflow) = UInt64(value).multipliedReportingOverflow(by: scale)
+        return overflow || product > longestDelay ? nil : product
+    }
 }
 
 /// A promise fulfilled after `nanoseconds` (never when `nil`), on a global queue.

@@ -37,10 +37,19 @@ package final class TimerHeap: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     /// Where due work runs.
     package let queue: DispatchQueue
+    /// Whether each piece of due work is handed to ``queue`` on its own (`async`), rather than
+    /// run in turn on the timer's handler.
+    private let runsSeparately: Bool
 
     /// Creates a heap whose work runs on `queue`.
-    package init(queue: DispatchQueue) {
+    ///
+    /// - Parameter separately: `true` to hand each piece of due work to `queue` on its own, so
+    ///   that work which runs other people's code (a promise's `onCancel` hooks) cannot hold up,
+    ///   or wait for, the work due after it. `false` (the default) runs due work in due order on
+    ///   the timer's handler.
+    package init(queue: DispatchQueue, separately: Bool = false) {
         self.queue = queue
+        runsSeparately = separately
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.fire() }
         timer.schedule(deadline: .distantFuture)
@@ -67,20 +76,27 @@ package final class TimerHeap: @unchecked Sendable {
 
     /// Forgets the work with `id` if it has not run yet.
     package func remove(_ id: UInt64) {
-        let released = state.withLock { state -> TimerHeap? in
-            guard state.live.removeValue(forKey: id) != nil else { return nil }
+        // The work, and the heap's hold on itself, are released after the lock: releasing what
+        // the work captured may run a `deinit` that schedules or removes work here.
+        let released = state.withLock { state -> (work: (@Sendable () -> Void)?, heap: TimerHeap?) in
+            guard let removed = state.live.removeValue(forKey: id) else { return (nil, nil) }
             if state.live.isEmpty {
                 state.heap.removeAll(keepingCapacity: true)
                 defer { state.keepAlive = nil }
-                return state.keepAlive
+                return (removed.work, state.keepAlive)
             }
             if state.heap.count > 64 && state.heap.count > 2 * state.live.count {
                 state.heap = state.live.map { Entry(due: $0.value.due, id: $0.key) }
                 Self.heapify(&state.heap)
             }
-            return nil
+            return (removed.work, nil)
         }
-        _ = released  // dropped here, outside the lock
+        _ = released
+    }
+
+    /// How many pieces of work were ever added (for tests).
+    package var addedCount: UInt64 {
+        state.withLock { $0.nextID }
     }
 
     /// How many pieces of work are pending (scheduled, neither run nor removed).
@@ -109,7 +125,11 @@ package final class TimerHeap: @unchecked Sendable {
             defer { state.keepAlive = nil }
             return (works, state.keepAlive)
         }
-        for work in due { work() }
+        if runsSeparately {
+            for work in due { queue.async(execute: work) }
+        } else {
+            for work in due { work() }
+        }
         _ = released  // dropped here, outside the lock
     }
 
