@@ -55,7 +55,7 @@ final class TimerTests: XCTestCase {
         let start = added
         let before = pending
         XCTAssertNotNil(value(of: after(seconds: 0.01)))
-        XCTAssertEqual(added, start + 1)
+        XCTAssertGreaterThanOrEqual(added, start + 1)
         XCTAssertLessThanOrEqual(pending, before + 10)
     }
 
