@@ -20,11 +20,12 @@ if [[ ! -f "$modules_dir/Promises.swiftmodule" ]]; then
     exit 2
 fi
 
-# The package name SwiftPM compiled the modules with (the root folder's name, lowercased): Courier
-# uses `package` declarations of Promises (its timer heap), visible only under the same name.
+# The package name SwiftPM compiled the modules with (the root folder's name, lowercased, as a C
+# identifier: `ci-clone` becomes `ci_clone`): Courier uses `package` declarations of Promises
+# (its timer heap), visible only under the same name.
 package_name="${COURIER_PACKAGE_NAME:-$(grep -o '"-package-name","[^"]*"' .build/debug.yaml 2>/dev/null | head -n 1 | sed 's/.*,"\(.*\)"$/\1/' || true)}"
 if [[ -z "$package_name" ]]; then
-    package_name="$(basename "$PWD" | tr '[:upper:]' '[:lower:]')"
+    package_name="$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_]/_/g; s/^[0-9]/_&/')"
 fi
 
 work="$(mktemp -d)"
