@@ -102,14 +102,12 @@ extension RequestExecution {
         finishPreparing(next, inHand: inHand)
     }
 
-    /// The error a request ends with when its adapters failed with `error` (see ``RequestAdapter``).
+    /// The error a request ends with when its adapters failed with `error` (see ``RequestAdapter``):
+    /// the transport's mapping (a `NetworkError` as it is, time-outs and cancellations by kind),
+    /// except that an error it would call a transport failure is an authentication failure here.
     static func adaptationFailure(_ error: any Error) -> NetworkError {
-        switch error {
-        case let error as NetworkError: error
-        case let error as URLError where error.code == .timedOut: .timedOut
-        case PromiseError.timedOut: .timedOut
-        case _ where isCancellation(error): .cancelled
-        default: .authenticationFailed(underlying: error)
-        }
+        let mapped = NetworkError.fromTransport(error)
+        if case .transport = mapped, !(error is NetworkError) { return .authenticationFailed(underlying: error) }
+        return mapped
     }
 }

@@ -21,18 +21,13 @@ extension Promise {
         let child = Promise<Value>(upstream: self)
         _observe(.pipe(child))
         guard let delay = PromiseTimers.nanoseconds(seconds), isPending else { return child }
-        let expire: @Sendable () -> Void = { [weak child] in
+        let id = PromiseTimers.schedule(after: delay) { [weak child] in
             guard let child else { return }
             Promise._cancelChain(from: child, with: .timedOut)
         }
-        guard delay > 0 else {
-            DispatchQueue.global().async(execute: expire)
-            return child
-        }
-        let id = PromiseTimers.heap.add(after: delay, expire)
         // This promise settles whenever the child does: with its own result, or cancelled from
         // the child (by the caller or the timer), since a cancellation travels upstream.
-        _observe(.callback { _ in PromiseTimers.heap.remove(id) })
+        if let id { _observe(.callback { _ in PromiseTimers.heap.remove(id) }) }
         return child
     }
 }
@@ -65,6 +60,17 @@ public func after(_ interval: DispatchTimeInterval) -> Promise<Void> {
 /// hold up the others.
 package enum PromiseTimers {
     package static let heap = TimerHeap(queue: .global(), separately: true)
+
+    /// Runs `work` on a global queue after `nanoseconds`: at once (asynchronously, no timer) for
+    /// 0, otherwise on ``heap``. Returns the heap entry's id, for ``TimerHeap/remove(_:)``, or
+    /// `nil` when there is none.
+    static func schedule(after nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> UInt64? {
+        guard nanoseconds > 0 else {
+            DispatchQueue.global().async(execute: work)
+            return nil
+        }
+        return heap.add(after: nanoseconds, work)
+    }
 
     /// Delays longer than this many nanoseconds (about 30 years) never come: nothing is scheduled.
     static let longestDelay: UInt64 = 1_000_000_000_000_000_000
@@ -100,13 +106,8 @@ package enum PromiseTimers {
 private func fulfilled(after nanoseconds: UInt64?) -> Promise<Void> {
     let promise = Promise<Void>(upstream: nil)
     guard let nanoseconds else { return promise }
-    let fulfil: @Sendable () -> Void = { [weak promise] in promise?._resolve(.success(())) }
-    guard nanoseconds > 0 else {
-        DispatchQueue.global().async(execute: fulfil)
-        return promise
-    }
-    let id = PromiseTimers.heap.add(after: nanoseconds, fulfil)
-    promise._addCancelHook { PromiseTimers.heap.remove(id) }
+    let id = PromiseTimers.schedule(after: nanoseconds) { [weak promise] in promise?._resolve(.success(())) }
+    if let id { promise._addCancelHook { PromiseTimers.heap.remove(id) } }
     return promise
 }
 

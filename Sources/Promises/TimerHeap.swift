@@ -104,7 +104,8 @@ package final class TimerHeap: @unchecked Sendable {
         state.withLock { $0.live.count }
     }
 
-    /// Timer handler: runs everything that is due, in due order, and re-arms for the next entry.
+    /// Timer handler: runs everything that is due, in due order (or hands each piece to ``queue``
+    /// when the heap runs work separately), and re-arms for the next entry.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
         let (due, released) = state.withLock { state -> ([@Sendable () -> Void], TimerHeap?) in
