@@ -88,6 +88,20 @@ extension NetworkClient {
         /// ```
         public var requestAdapters: [any RequestAdapter]
 
+        /// Decide asynchronously whether a failed request is sent again, once its
+        /// ``retryPolicy`` does not retry it (Alamofire's `RequestRetrier`, Get's
+        /// `shouldClientRetry`), asked in this order until one retries. Default: none. See
+        /// ``RequestRetrier`` for when they are asked, counting and time limits.
+        ///
+        /// ```swift
+        /// configuration.requestRetriers = [AsyncRequestRetrier { _, _, error, retryCount in
+        ///     guard case .transport = error, retryCount < 3 else { return .doNotRetry }
+        ///     await connectivity.waitUntilOnline()
+        ///     return .retry
+        /// }]
+        /// ```
+        public var requestRetriers: [any RequestRetrier]
+
         /// Adds credentials and refreshes them. Default: `nil`, no authentication.
         public var authenticator: (any Authenticator)?
 
@@ -152,6 +166,7 @@ extension NetworkClient {
             sharedEncoder = SharedCoder(coder: JSONEncoder())
             plugins = []
             requestAdapters = []
+            requestRetriers = []
             authenticator = nil
             retryPolicy = nil
             errorMetadataParser = { ServerMetadata.parse($0) }

@@ -18,7 +18,7 @@ extension NetworkClient: CustomReflectable {
 
 extension NetworkClient.Configuration: CustomReflectable {
     /// The base URL and default headers with credentials and secret query values redacted, the
-    /// types of the plugins, the request adapters and the authenticator, and the limits.
+    /// types of the plugins, the request adapters and retriers and the authenticator, and the limits.
     public var customMirror: Mirror {
         let headers = Redaction.redact(defaultHeaders).mapValues(Redaction.scrub)
         return Mirror(self, children: [
@@ -27,6 +27,7 @@ extension NetworkClient.Configuration: CustomReflectable {
             "timeout": timeout,
             "plugins": plugins.map { "\(type(of: $0))" },
             "requestAdapters": requestAdapters.map { "\(type(of: $0))" },
+            "requestRetriers": requestRetriers.map { "\(type(of: $0))" },
             "authenticator": authenticator.map { "\(type(of: $0))" } ?? "none",
             "maximumResponseSize": maximumResponseSize,
         ], displayStyle: .struct)

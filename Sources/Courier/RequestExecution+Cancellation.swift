@@ -49,6 +49,9 @@ extension RequestExecution {
                 state.replayingAfterRefreshBeforeSending = false
                 defer { state.partialDownload = nil }
                 return .expire(state.partialDownload)
+            case .decidingRetry(let decision):
+                state.deadline = nil
+                return .stopDeciding(decision)   // heard as "do not retry" (see `decided`)
             case .evaluating, .waitingToRetry, .finished:
                 return nil
             }
@@ -68,6 +71,8 @@ extension RequestExecution {
         case .stopAdapting(let adaptation)?:
             adaptation.cancel()
             attemptTimedOut(sent: nil)
+        case .stopDeciding(let decision)?:
+            decision.cancel()
         case nil:
             break
         }
@@ -79,10 +84,10 @@ extension RequestExecution {
         if let sent {
             for plugin in core.configuration.plugins { plugin.didReceive(.failure(error), for: sent, endpoint: endpoint) }
         }
-        retryOrFail(error)
+        retryOrFail(error, sent: sent)
     }
 
-    /// Stops the request wherever it is (held, in flight, waiting to retry, decoding) and
+    /// Stops the request wherever it is (held, in flight, deciding or waiting to retry, decoding) and
     /// settles it with ``NetworkError/cancelled``. Does nothing once it settled.
     func cancel() {
         abandon()
@@ -126,6 +131,8 @@ extension RequestExecution {
             }
         case .waitingToRetry(let work):
             work?.cancel()
+        case .decidingRetry(let decision):
+            decision.cancel()
         case .preparing, .evaluating, .finished:
             break
         }

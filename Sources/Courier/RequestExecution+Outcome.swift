@@ -68,7 +68,7 @@ extension RequestExecution {
             if let streamed { response.streamedBody = streamed }
             deliver(response, decodeElsewhere: decodeElsewhere)
         case .failure(let error):
-            retryOrFail(error)
+            retryOrFail(error, sent: sent)
         }
     }
 
@@ -197,25 +197,44 @@ extension RequestExecution {
         if outcome.sendAnyway { beginAttempt() } else { fail(error) }
     }
 
-    /// Retries when the policy allows it, otherwise fails with `error`. Never retries a cancellation.
-    func retryOrFail(_ error: NetworkError) {
-        guard let policy = retryPolicy, !error.isCancelled, policy.shouldRetry(error, method: method) else {
-            fail(error)
-            return
+    /// Retries when the policy allows it, otherwise asks the request retriers (see
+    /// ``RequestRetrier``), otherwise fails with `error`. Never retries a cancellation. `sent` is
+    /// the failed attempt's request as sent, `nil` when it never reached the transport.
+    func retryOrFail(_ error: NetworkError, sent: URLRequest?) {
+        guard !error.isCancelled else { return fail(error) }
+        if let policy = retryPolicy, policy.shouldRetry(error, method: method) {
+            switch claimRetry(limit: policy.maximumRetryCount) {
+            case .claimed(let retry, let attempt):
+                let delay = policy.delay(beforeRetry: retry, after: error)
+                return scheduleRetry(attempt: attempt, after: delay, error)
+            case .stopped:
+                return fail(error)
+            case .limitReached:
+                break
+            }
         }
+        let retriers = core.configuration.requestRetriers
+        guard !retriers.isEmpty else { return fail(error) }
+        askRetriers(retriers, about: error, sent: sent)
+    }
+
+    /// Counts a retry and waits for it, when the request is evaluating a failure and has had
+    /// fewer than `limit` retries.
+    func claimRetry(limit: Int = .max) -> RequestRetryClaim {
         let now = clock?.now
-        let plan = state.withLock { state -> (retry: Int, attempt: Int)? in
-            guard case .evaluating = state.phase, state.retriesUsed < policy.maximumRetryCount else { return nil }
+        return state.withLock { state -> RequestRetryClaim in
+            guard case .evaluating = state.phase else { return .stopped }
+            guard state.retriesUsed < limit else { return .limitReached }
             state.retriesUsed += 1
             state.phase = .waitingToRetry(nil)
             if let now { state.timeline?.endExchange(at: now) }
-            return (state.retriesUsed, state.attempt)
+            return .claimed(retry: state.retriesUsed, attempt: state.attempt)
         }
-        guard let plan else {
-            fail(error)
-            return
-        }
-        let delay = policy.delay(beforeRetry: plan.retry, after: error)
+    }
+
+    /// Starts the attempt after `attempt`, whose retry was claimed, in `delay` seconds; or fails
+    /// with `error` when no scheduler would ever end that wait.
+    func scheduleRetry(attempt: Int, after delay: TimeInterval, _ error: NetworkError) {
         // A wait no scheduler ends (infinite, or beyond ~30 years: `maximumDelay` set that high)
         // would leave the request pending for ever: it fails now instead.
         guard delay <= DispatchScheduler.longestDelay else {
@@ -223,10 +242,10 @@ extension RequestExecution {
             return
         }
         let work = core.configuration.scheduler.schedule(after: delay) { [self] in
-            retryDelayElapsed(attempt: plan.attempt)
+            retryDelayElapsed(attempt: attempt)
         }
         let stale = state.withLock { state -> Bool in
-            guard state.attempt == plan.attempt, case .waitingToRetry(nil) = state.phase else { return true }
+            guard state.attempt == attempt, case .waitingToRetry(nil) = state.phase else { return true }
             state.phase = .waitingToRetry(work)
             return false
         }

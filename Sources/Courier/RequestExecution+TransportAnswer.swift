@@ -96,7 +96,7 @@ extension RequestExecution {
         let kept = state.withLock { state -> Bool in
             guard resumable, state.attempt == attempt, state.partialDownload == nil else { return false }
             switch state.phase {
-            case .preparing, .sending, .evaluating, .waitingToRetry: break
+            case .preparing, .sending, .evaluating, .decidingRetry, .waitingToRetry: break
             default: return false
             }
             state.partialDownload = part

@@ -23,6 +23,9 @@ enum RequestPhase: Sendable {
     case sending(any TransportTask)
     /// The attempt ended; its outcome is being evaluated (retry, decode).
     case evaluating
+    /// The retry policy did not retry the attempt's failure: the request retriers are deciding
+    /// (their promise; ``RequestState/deadline`` holds the decision's time limit).
+    case decidingRetry(Promise<RetryDecision>)
     /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
     case waitingToRetry((ScheduledWork)?)
     /// Settled: every later event is ignored.
@@ -65,6 +68,20 @@ enum RequestDeadlineAction {
     /// The request adapters were still at work: their promise is cancelled and the attempt
     /// times out (a download's saved part stays in the state, for the retry).
     case stopAdapting(Promise<URLRequest>)
+    /// The request retriers did not decide in time: their promise is cancelled, which the
+    /// request hears as "do not retry".
+    case stopDeciding(Promise<RetryDecision>)
+}
+
+/// What `RequestExecution.claimRetry` found. Declared outside the generic class, like
+/// `RequestDeadlineAction`, so that using it needs no run-time metadata.
+enum RequestRetryClaim {
+    /// A retry is claimed: its number (1-based) and the attempt it follows.
+    case claimed(retry: Int, attempt: Int)
+    /// No more retries are allowed.
+    case limitReached
+    /// The request settled meanwhile (cancelled), or is no longer evaluating this failure.
+    case stopped
 }
 
 /// Everything mutable about one request; it lives inside the request's lock.
