@@ -14,6 +14,9 @@ extension Promise: PromiseUpstream {
     /// request.cancel()   // the HTTP request is cancelled too
     /// ```
     public func cancel() {
+        // A settled promise never changes, and its upstream link is gone: nothing to do, and no
+        // cancellation loop to set up (that costs allocations).
+        guard isPending else { return }
         Promise._cancelChain(from: self, with: .cancelled)
     }
 

@@ -70,6 +70,16 @@ enum MemoryWorkloads {
         return figure
     }
 
+    /// `cancel()` on each of `count` promises that have settled (a fulfilled one, as a view's
+    /// `deinit` that cancels its finished request meets it): nothing should be allocated.
+    static func cancelSettled(count: Int) -> MemoryFigure {
+        let settled = (0..<count).map { Promise<Int>.value($0) }
+        return measureHeap("`cancel()` on a settled promise") {
+            for promise in settled { promise.cancel() }
+            return count
+        }
+    }
+
     /// A4: attaching one `map` to each of `count` pending promises made beforehand.
     static func mapAttach(count: Int, queue: DispatchQueue) -> MemoryFigure {
         let pairs = (0..<count).map { _ in Promise<Int>.pending() }

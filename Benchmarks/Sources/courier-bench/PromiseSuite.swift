@@ -148,6 +148,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
     let hop = MemoryWorkloads.hopChainLife(steps: options.steps, queue: serial)
     let nio = MemoryWorkloads.nioMapChainLife(steps: options.steps, loop: loop)
     let sizes = MemoryWorkloads.objectSizes()
+    let cancelled = MemoryWorkloads.cancelSettled(count: items)
     return [
         .limited("A4", "heap per \(handled.label)", value: handled.heapBytes, unit: " B", limit: 96, format: "%.0f"),
         .info("A4", "heap per \(bare.label)", value: bare.heapBytes, unit: " B", format: "%.0f"),
@@ -162,6 +163,7 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
         .info("A4", "allocations per \(hop.label)", value: hop.allocations, unit: ""),
         .info("A4", "allocations per \(nio.label)", value: nio.allocations, unit: ""),
         .info("A4", "allocations per \(bare.label)", value: bare.allocations, unit: ""),
+        .info("A4", "allocations per \(cancelled.label)", value: cancelled.allocations, unit: ""),
     ]
 }
 
