@@ -16,7 +16,8 @@ extension NetworkClient {
     ///
     /// Each loop over the returned sequence opens its own connection; each connection is a
     /// ``stream(_:)`` request of `endpoint`, so it passes the pause gate, gets credentials, is
-    /// retried by the endpoint's ``RetryPolicy`` (else the client's) until its head arrives,
+    /// retried by the endpoint's ``RetryPolicy`` (else the client's), then as the client's
+    /// ``Configuration/requestRetriers`` decide, until its head arrives,
     /// and shows to plugins (as `endpoint` itself). The request carries `Accept: text/event-stream` unless the
     /// endpoint sets `Accept`, and `Last-Event-ID` unless the endpoint sets it.
     ///

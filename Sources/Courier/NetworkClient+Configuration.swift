@@ -94,8 +94,8 @@ extension NetworkClient {
         /// ``RequestRetrier`` for when they are asked, counting and time limits.
         ///
         /// ```swift
-        /// configuration.requestRetriers = [AsyncRequestRetrier { _, _, error, retryCount in
-        ///     guard case .transport = error, retryCount < 3 else { return .doNotRetry }
+        /// configuration.requestRetriers = [AsyncRequestRetrier { _, _, error, context in
+        ///     guard case .transport = error, context.retrierRetryCount < 3 else { return .doNotRetry }
         ///     await connectivity.waitUntilOnline()
         ///     return .retry
         /// }]

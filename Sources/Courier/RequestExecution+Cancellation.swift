@@ -49,10 +49,8 @@ extension RequestExecution {
                 state.replayingAfterRefreshBeforeSending = false
                 defer { state.partialDownload = nil }
                 return .expire(state.partialDownload)
-            case .decidingRetry(let decision):
-                state.deadline = nil
-                return .stopDeciding(decision)   // heard as "do not retry" (see `decided`)
-            case .evaluating, .waitingToRetry, .finished:
+            case .evaluating, .decidingRetry, .waitingToRetry, .finished:
+                // Too late (the attempt ended first): the decision has a time limit of its own.
                 return nil
             }
         }
@@ -71,8 +69,6 @@ extension RequestExecution {
         case .stopAdapting(let adaptation)?:
             adaptation.cancel()
             attemptTimedOut(sent: nil)
-        case .stopDeciding(let decision)?:
-            decision.cancel()
         case nil:
             break
         }
@@ -131,7 +127,8 @@ extension RequestExecution {
             }
         case .waitingToRetry(let work):
             work?.cancel()
-        case .decidingRetry(let decision):
+        case .decidingRetry(let decision, let limit):
+            limit?.cancel()
             decision.cancel()
         case .preparing, .evaluating, .finished:
             break

@@ -218,17 +218,25 @@ extension RequestExecution {
         askRetriers(retriers, about: error, sent: sent)
     }
 
-    /// Counts a retry and waits for it, when the request is evaluating a failure and has had
-    /// fewer than `limit` retries.
-    func claimRetry(limit: Int = .max) -> RequestRetryClaim {
+    /// Counts a retry and waits for it, when the request is evaluating a failure and (`limit`)
+    /// the policy has made fewer than `limit` retries. A retrier's retry (`limit` `nil`) is
+    /// counted apart, so that it uses up none of the policy's.
+    func claimRetry(limit: Int?) -> RequestRetryClaim {
         let now = clock?.now
         return state.withLock { state -> RequestRetryClaim in
             guard case .evaluating = state.phase else { return .stopped }
-            guard state.retriesUsed < limit else { return .limitReached }
-            state.retriesUsed += 1
+            let retry: Int
+            if let limit {
+                guard state.retriesUsed < limit else { return .limitReached }
+                state.retriesUsed += 1
+                retry = state.retriesUsed
+            } else {
+                state.retrierRetries += 1
+                retry = state.retrierRetries
+            }
             state.phase = .waitingToRetry(nil)
             if let now { state.timeline?.endExchange(at: now) }
-            return .claimed(retry: state.retriesUsed, attempt: state.attempt)
+            return .claimed(retry: retry, attempt: state.attempt)
         }
     }
 

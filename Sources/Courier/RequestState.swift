@@ -24,8 +24,8 @@ enum RequestPhase: Sendable {
     /// The attempt ended; its outcome is being evaluated (retry, decode).
     case evaluating
     /// The retry policy did not retry the attempt's failure: the request retriers are deciding
-    /// (their promise; ``RequestState/deadline`` holds the decision's time limit).
-    case decidingRetry(Promise<RetryDecision>)
+    /// (their promise, and the decision's time limit: `nil` until the scheduler handed it back).
+    case decidingRetry(Promise<RetryDecision>, ScheduledWork?)
     /// Waiting for the retry delay; `nil` until the scheduler handed back its handle.
     case waitingToRetry((ScheduledWork)?)
     /// Settled: every later event is ignored.
@@ -68,9 +68,6 @@ enum RequestDeadlineAction {
     /// The request adapters were still at work: their promise is cancelled and the attempt
     /// times out (a download's saved part stays in the state, for the retry).
     case stopAdapting(Promise<URLRequest>)
-    /// The request retriers did not decide in time: their promise is cancelled, which the
-    /// request hears as "do not retry".
-    case stopDeciding(Promise<RetryDecision>)
 }
 
 /// What `RequestExecution.claimRetry` found. Declared outside the generic class, like
@@ -89,7 +86,10 @@ struct RequestState: Sendable {
     var phase: RequestPhase = .evaluating
     /// Counts attempts; events carry the attempt they belong to.
     var attempt = 0
+    /// Retries the retry policy made (its back-off and limit count these only).
     var retriesUsed = 0
+    /// Retries the request retriers decided.
+    var retrierRetries = 0
     var authenticationReplays = 0
     /// The request waited for a credential refresh before it was first sent (the credential was
     /// about to expire); it does so at most once.

@@ -28,11 +28,11 @@ final class RequestRetrierStressTests: XCTestCase {
         private var resolvers: [Resolver<RetryDecision>] = []
         var counts: (held: Int, cancelled: Int) { lock.withLock { (held, cancelled) } }
 
-        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, retryCount: Int) -> Promise<RetryDecision> {
+        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
             let index = Int(request.url?.lastPathComponent ?? "0") ?? 0
             switch index % 3 {
             case 0:
-                return Promise.value(retryCount < 2 ? .retry : .doNotRetry)
+                return Promise.value(context.retrierRetryCount < 2 ? .retry : .doNotRetry)
             case 1:
                 let (promise, resolver) = Promise<RetryDecision>.pending()
                 DispatchQueue.global().async { resolver.fulfill(.doNotRetry) }
@@ -91,9 +91,11 @@ final class RequestRetrierStressTests: XCTestCase {
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "some requests never settled")
         let counted = calls.withLock { $0 }
         XCTAssertEqual(counted.indices.filter { counted[$0] != 1 }, [], "requests not settled exactly once")
-        let (held, cancelled) = retrier.counts
-        XCTAssertGreaterThan(held, 0)
-        XCTAssertEqual(cancelled, held, "every decision that never came was cancelled")
+        // A request cancelled while its retrier was being asked settles first and cancels the
+        // decision right after: the count catches up.
+        XCTAssertTrue(eventually(within: 10) { retrier.counts.cancelled == retrier.counts.held },
+                      "every decision that never came was cancelled: \(retrier.counts)")
+        XCTAssertGreaterThan(retrier.counts.held, 0)
         var sends: [Int: Int] = [:]
         for request in transport.requests {
             sends[Int(request.url?.lastPathComponent ?? "") ?? -1, default: 0] += 1

@@ -9,33 +9,34 @@ import FoundationNetworking
 
 /// `Configuration.requestRetriers`: asynchronous decisions to send a failed request again.
 final class RequestRetrierTests: XCTestCase {
-    /// Answers each question with `decide(retryCount)`, or holds the answer until ``answerAll(_:)``
+    /// Answers each question with `decide(error, context)`, or holds the answer until ``answerAll(_:)``
     /// or a cancellation; records what it was asked.
     final class ScriptedRetrier: RequestRetrier, @unchecked Sendable {
         // @unchecked: `questions`, `resolvers` and `cancels` are only touched while holding `lock`.
         private let lock = NSLock()
-        private var questions: [(request: URLRequest, error: NetworkError, retryCount: Int)] = []
+        private var questions: [(request: URLRequest, error: NetworkError, context: RetryContext)] = []
         private var resolvers: [Resolver<RetryDecision>] = []
         private var cancels = 0
         let holds: Bool
-        let decide: @Sendable (NetworkError, Int) -> RetryDecision
+        let decide: @Sendable (NetworkError, RetryContext) -> RetryDecision
         /// Signalled once per question.
         let asked = DispatchSemaphore(value: 0)
 
-        init(holds: Bool = false, decide: @escaping @Sendable (NetworkError, Int) -> RetryDecision = { _, _ in .retry }) {
+        init(holds: Bool = false, decide: @escaping @Sendable (NetworkError, RetryContext) -> RetryDecision = { _, _ in .retry }) {
             self.holds = holds
             self.decide = decide
         }
 
         var errors: [String] { lock.withLock { questions.map(\.error.shortName) } }
-        var retryCounts: [Int] { lock.withLock { questions.map(\.retryCount) } }
+        var retryCounts: [Int] { lock.withLock { questions.map(\.context.retryCount) } }
+        var contexts: [RetryContext] { lock.withLock { questions.map(\.context) } }
         var requests: [URLRequest] { lock.withLock { questions.map(\.request) } }
         var cancelCount: Int { lock.withLock { cancels } }
 
-        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, retryCount: Int) -> Promise<RetryDecision> {
-            lock.withLock { questions.append((request, error, retryCount)) }
+        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
+            lock.withLock { questions.append((request, error, context)) }
             defer { asked.signal() }
-            guard holds else { return Promise.value(decide(error, retryCount)) }
+            guard holds else { return Promise.value(decide(error, context)) }
             let (promise, resolver) = Promise<RetryDecision>.pending()
             resolver.onCancel { [self] in lock.withLock { cancels += 1 } }
             lock.withLock { resolvers.append(resolver) }
@@ -54,7 +55,7 @@ final class RequestRetrierTests: XCTestCase {
 
     struct Rejecting: RequestRetrier {
         let error: any Error
-        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, retryCount: Int) -> Promise<RetryDecision> {
+        func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
             Promise(error: self.error)
         }
     }
@@ -97,7 +98,7 @@ final class RequestRetrierTests: XCTestCase {
 
     func test_givenARetrierThatCountsRetries_whenTheServerKeepsFailing_thenItIsAskedWithEachCountUntilItStops() {
         let recorder = StubRecorder()
-        let retrier = ScriptedRetrier { _, count in count < 2 ? .retry : .doNotRetry }
+        let retrier = ScriptedRetrier { _, context in context.retryCount < 2 ? .retry : .doNotRetry }
         let client = client(NetworkClient.stubbing().failure(URLError(.networkConnectionLost)).recording(into: recorder), retriers: [retrier])
         XCTAssertEqual(outcomeName(settle(client.request(Request("x")))), "transport")
         XCTAssertEqual(recorder.count, 3)
@@ -116,9 +117,35 @@ final class RequestRetrierTests: XCTestCase {
         XCTAssertEqual(retrier.retryCounts, [1], "asked only once the policy's one retry was used, and counts it")
     }
 
+    func test_givenARetriersRetry_whenThePolicyMeetsALaterFailure_thenThePolicyStillHasAllItsRetries() {
+        let recorder = StubRecorder()
+        // The policy retries a 503 once; the retrier retries anything else once.
+        let retrier = ScriptedRetrier { _, context in context.retrierRetryCount == 0 ? .retry : .doNotRetry }
+        let client = client(
+            NetworkClient.stubbing().sequence([StubResponse(status: 500), StubResponse(status: 503), .json("{}")]).recording(into: recorder),
+            retriers: [retrier], retry: RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0))
+        XCTAssertEqual(outcomeName(settle(client.request(Request("x")))), "ok")
+        XCTAssertEqual(recorder.count, 3)
+        XCTAssertEqual(retrier.contexts.map(\.retrierRetryCount), [0], "asked about the 500 only")
+    }
+
+    func test_givenAnAttemptThatTimedOutWhileHeld_whenTheRetrierIsAsked_thenItHearsItWasNotSent() {
+        let clock = VirtualClock()
+        let retrier = ScriptedRetrier { _, _ in .doNotRetry }
+        let client = client(NetworkClient.stubbing().status(503).clock(clock), retriers: [retrier], timeout: 5)
+        XCTAssertEqual(outcomeName(settle(client.request(Request("sent")))), "serverError(503)")
+        client.pause()
+        let held = client.request(Request("held"))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the held attempt's deadline")
+        clock.advance(by: 5)
+        XCTAssertEqual(outcomeName(settle(held)), "timedOut")
+        XCTAssertEqual(retrier.contexts.map(\.wasSent), [true, false])
+        XCTAssertEqual(retrier.requests.last?.url?.lastPathComponent, "held", "the request as built")
+    }
+
     func test_givenAPolicyThatDoesNotRetryPOST_whenAPOSTFails_thenTheRetrierDecides() {
         let recorder = StubRecorder()
-        let retrier = ScriptedRetrier { _, count in count == 0 ? .retry : .doNotRetry }
+        let retrier = ScriptedRetrier { _, context in context.retryCount == 0 ? .retry : .doNotRetry }
         let client = client(
             NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).recording(into: recorder),
             retriers: [retrier], retry: .default)
@@ -126,27 +153,31 @@ final class RequestRetrierTests: XCTestCase {
         XCTAssertEqual(recorder.requests.map(\.httpMethod), ["POST", "POST"])
     }
 
-    func test_givenARetrierThatFailsWithAnError_whenARequestFails_thenThatErrorIsTheOutcome() {
+    func test_givenFail_whenDecided_thenThatErrorIsTheOutcomeButARejectionKeepsTheRequestsOwnError() {
         let replacement = ScriptedRetrier { _, _ in .fail(.invalidRequest(reason: "offline mode")) }
         let failing = client(NetworkClient.stubbing().status(503), retriers: [replacement])
         XCTAssertEqual(outcomeName(settle(failing.request(Request("x")))), "invalidRequest")
 
-        let rejectingWithNetworkError = client(NetworkClient.stubbing().status(503), retriers: [Rejecting(error: NetworkError.timedOut)])
-        XCTAssertEqual(outcomeName(settle(rejectingWithNetworkError.request(Request("x")))), "timedOut")
+        // A retrier whose own lookup failed (with a 404 of its own) does not replace the request's error.
+        let lookup = NetworkError.clientError(statusCode: 404, metadata: nil, response: HTTPResponse(statusCode: 404))
+        let later = ScriptedRetrier()
+        let rejecting = client(NetworkClient.stubbing().status(503), retriers: [Rejecting(error: lookup), later])
+        XCTAssertEqual(outcomeName(settle(rejecting.request(Request("x")))), "serverError(503)")
+        XCTAssertEqual(later.retryCounts, [], "a rejection ends the asking")
 
         let rejectingWithOther = client(NetworkClient.stubbing().status(503), retriers: [Rejecting(error: Unreachable())])
-        XCTAssertEqual(outcomeName(settle(rejectingWithOther.request(Request("x")))), "serverError(503)", "any other rejection is a no")
+        XCTAssertEqual(outcomeName(settle(rejectingWithOther.request(Request("x")))), "serverError(503)")
     }
 
     func test_givenTwoRetriers_whenTheFirstDeclines_thenTheSecondDecidesAndWhenTheFirstRetriesTheSecondIsNotAsked() {
         let declining = ScriptedRetrier { _, _ in .doNotRetry }
-        let retrying = ScriptedRetrier { _, count in count == 0 ? .retry : .doNotRetry }
+        let retrying = ScriptedRetrier { _, context in context.retryCount == 0 ? .retry : .doNotRetry }
         let client = client(NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]), retriers: [declining, retrying])
         XCTAssertEqual(outcomeName(settle(client.request(Request("x")))), "ok")
         XCTAssertEqual(declining.retryCounts, [0])
         XCTAssertEqual(retrying.retryCounts, [0])
 
-        let first = ScriptedRetrier { _, count in count == 0 ? .retry : .doNotRetry }
+        let first = ScriptedRetrier { _, context in context.retryCount == 0 ? .retry : .doNotRetry }
         let second = ScriptedRetrier()
         let other = self.client(NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]), retriers: [first, second])
         XCTAssertEqual(outcomeName(settle(other.request(Request("x")))), "ok")
@@ -156,7 +187,7 @@ final class RequestRetrierTests: XCTestCase {
     func test_givenRetryAfter_whenDecided_thenTheRetryWaitsThatLongOnTheClientsClock() {
         let clock = VirtualClock()
         let recorder = StubRecorder()
-        let retrier = ScriptedRetrier { _, count in count == 0 ? .retryAfter(30) : .doNotRetry }
+        let retrier = ScriptedRetrier { _, context in context.retryCount == 0 ? .retryAfter(30) : .doNotRetry }
         let client = client(
             NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).clock(clock).recording(into: recorder),
             retriers: [retrier])
@@ -174,11 +205,15 @@ final class RequestRetrierTests: XCTestCase {
         let recorder = StubRecorder()
         let retrier = ScriptedRetrier(holds: true)
         let client = client(
-            NetworkClient.stubbing().status(503).clock(clock).recording(into: recorder), retriers: [retrier], timeout: 5)
+            NetworkClient.stubbing().status(503).delay(2).clock(clock).recording(into: recorder), retriers: [retrier], timeout: 5)
         let promise = client.request(Request("x"))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 2), "the stub's answer")
+        clock.advance(by: 2)
         XCTAssertEqual(retrier.asked.wait(timeout: .now() + 5), .success)
-        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the decision's time limit")
-        clock.advance(by: 5)
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 7), "the decision's own time limit, from when it was asked")
+        clock.advance(by: 4.9)
+        XCTAssertTrue(promise.isPending, "the attempt's deadline (at 5) does not end the decision")
+        clock.advance(by: 0.1)
         XCTAssertEqual(outcomeName(settle(promise)), "serverError(503)")
         XCTAssertEqual(retrier.cancelCount, 1)
         XCTAssertEqual(recorder.count, 1)
@@ -193,7 +228,6 @@ final class RequestRetrierTests: XCTestCase {
         promise.cancel()
         XCTAssertTrue(isCancelled(settle(promise)))
         XCTAssertEqual(retrier.cancelCount, 1)
-        retrier.answerAll(.retry)   // too late: nothing more is sent
         XCTAssertEqual(recorder.count, 1)
     }
 
@@ -207,14 +241,10 @@ final class RequestRetrierTests: XCTestCase {
         XCTAssertEqual(retrier.cancelCount, 3)
     }
 
-    func test_givenARetrier_whenTheRequestIsCancelledOrCannotBeDecoded_thenItIsNotAsked() {
-        let clock = VirtualClock()
+    func test_givenARetrier_whenTheTransportReportsACancellationOrTheResponseCannotBeDecoded_thenItIsNotAsked() {
         let retrier = ScriptedRetrier()
-        let slow = client(NetworkClient.stubbing().body(json: "{}").delay(10).clock(clock), retriers: [retrier])
-        let cancelled = slow.request(Request("x"))
-        XCTAssertTrue(clock.waitUntilPending(atLeast: 1))
-        cancelled.cancel()
-        XCTAssertTrue(isCancelled(settle(cancelled)))
+        let cancelling = client(NetworkClient.stubbing().failure(URLError(.cancelled)), retriers: [retrier])
+        XCTAssertEqual(outcomeName(settle(cancelling.request(Request("x")))), "cancelled")
 
         struct Profile: Decodable, Sendable { let name: String }
         let undecodable = client(NetworkClient.stubbing().body(json: "{\"id\":1}"), retriers: [retrier])
@@ -222,10 +252,10 @@ final class RequestRetrierTests: XCTestCase {
         XCTAssertEqual(retrier.errors, [])
     }
 
-    func test_givenAnAsyncRetrier_whenARequestFails_thenItsDecisionIsUsedAndAThrownNetworkErrorIsTheOutcome() async throws {
+    func test_givenAnAsyncRetrier_whenARequestFails_thenItsDecisionIsUsedAndThrowingIsANo() async throws {
         let recorder = StubRecorder()
-        let retrying = AsyncRequestRetrier { _, _, error, count in
-            guard case .serverError(503, _, _) = error, count == 0 else { return .doNotRetry }
+        let retrying = AsyncRequestRetrier { _, _, error, context in
+            guard case .serverError(503, _, _) = error, context.retryCount == 0 else { return .doNotRetry }
             await Task.yield()
             return .retry
         }
@@ -242,7 +272,7 @@ final class RequestRetrierTests: XCTestCase {
             _ = try await other.send(Request("x"))
             XCTFail("expected a failure")
         } catch let error as NetworkError {
-            XCTAssertEqual(error.shortName, "invalidRequest")
+            XCTAssertEqual(error.shortName, "serverError(500)", "throwing is a no: the request keeps its error")
         }
     }
 
@@ -269,7 +299,6 @@ final class RequestRetrierTests: XCTestCase {
         promise.cancel()
         wait(for: [taskCancelled], timeout: 5)
         XCTAssertTrue(isCancelled(settle(promise)))
-        XCTAssertEqual(recorder.count, 1, "the decision came after the cancellation: not sent again")
     }
 
     func test_givenAPausedClient_whenARetrierRetries_thenTheRetryWaitsAtTheGateLikeAnyAttempt() {
