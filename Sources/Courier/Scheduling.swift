@@ -87,7 +87,7 @@ public struct DispatchScheduler: RequestScheduler {
 extension DispatchScheduler {
     /// Delays longer than this many seconds (about 30 years; `.infinity` included) never fire:
     /// the scheduler keeps nothing for them, and a retry that would wait that long fails instead.
-    static let longestDelay: TimeInterval = 1e9
+    static let longestDelay = TimeInterval(PromiseTimers.longestDelay) / 1e9   // the timers' own limit
 }
 
 /// Work queued for "as soon as possible": runs unless cancelled before its turn.

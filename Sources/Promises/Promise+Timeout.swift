@@ -73,7 +73,7 @@ package enum PromiseTimers {
     }
 
     /// Delays longer than this many nanoseconds (about 30 years) never come: nothing is scheduled.
-    static let longestDelay: UInt64 = 1_000_000_000_000_000_000
+    package static let longestDelay: UInt64 = 1_000_000_000_000_000_000
 
     /// `seconds` in nanoseconds: 0 for zero, negative and `-infinity`; `nil` for `.infinity`, NaN
     /// and anything beyond ``longestDelay``, which never come. (The conversion stays in `UInt64`:

@@ -6,6 +6,80 @@ import FoundationNetworking
 import Promises
 
 extension RequestExecution {
+    // MARK: Retry policy
+
+    /// Retries when the policy allows it, otherwise asks the request retriers (see
+    /// ``RequestRetrier``), otherwise fails with `error`. Never retries a cancellation. `sent` is
+    /// the failed attempt's request as sent, `nil` when it never reached the transport.
+    func retryOrFail(_ error: NetworkError, sent: URLRequest?) {
+        guard !error.isCancelled else { return fail(error) }
+        if let policy = retryPolicy, policy.shouldRetry(error, method: method) {
+            switch claimRetry(limit: policy.maximumRetryCount) {
+            case .claimed(let retry, let attempt):
+                let delay = policy.delay(beforeRetry: retry, after: error)
+                return scheduleRetry(attempt: attempt, after: delay, error)
+            case .stopped:
+                return fail(error)
+            case .limitReached:
+                break
+            }
+        }
+        let retriers = core.configuration.requestRetriers
+        guard !retriers.isEmpty else { return fail(error) }
+        askRetriers(retriers, about: error, sent: sent)
+    }
+
+    /// Counts a retry and waits for it, when the request is evaluating a failure and (`limit`)
+    /// the policy has made fewer than `limit` retries. A retrier's retry (`limit` `nil`) is
+    /// counted apart, so that it uses up none of the policy's.
+    func claimRetry(limit: Int?) -> RequestRetryClaim {
+        let now = clock?.now
+        return state.withLock { state -> RequestRetryClaim in
+            guard case .evaluating = state.phase else { return .stopped }
+            let retry: Int
+            if let limit {
+                guard state.retriesUsed < limit else { return .limitReached }
+                state.retriesUsed += 1
+                retry = state.retriesUsed
+            } else {
+                state.retrierRetries += 1
+                retry = state.retrierRetries
+            }
+            state.phase = .waitingToRetry(nil)
+            if let now { state.timeline?.endExchange(at: now) }
+            return .claimed(retry: retry, attempt: state.attempt)
+        }
+    }
+
+    /// Starts the attempt after `attempt`, whose retry was claimed, in `delay` seconds; or fails
+    /// with `error` when no scheduler would ever end that wait.
+    func scheduleRetry(attempt: Int, after delay: TimeInterval, _ error: NetworkError) {
+        // A wait no scheduler ends (infinite, or beyond ~30 years: `maximumDelay` set that high)
+        // would leave the request pending for ever: it fails now instead.
+        guard delay <= DispatchScheduler.longestDelay else {
+            fail(error)
+            return
+        }
+        let work = core.configuration.scheduler.schedule(after: delay) { [self] in
+            retryDelayElapsed(attempt: attempt)
+        }
+        let stale = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .waitingToRetry(nil) = state.phase else { return true }
+            state.phase = .waitingToRetry(work)
+            return false
+        }
+        if stale { work.cancel() }
+    }
+
+    private func retryDelayElapsed(attempt: Int) {
+        let due = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
+            state.phase = .evaluating
+            return true
+        }
+        if due { beginAttempt() }
+    }
+
     // MARK: Request retriers
 
     /// Asks `retriers`, in order, whether to retry after `error` (see ``RequestRetrier``); the
