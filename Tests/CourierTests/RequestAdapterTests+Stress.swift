@@ -19,13 +19,9 @@ final class RequestAdapterStressTests: XCTestCase {
 
     /// Answers at once (index % 3 == 0), from another queue (1), or never (2: only a
     /// cancellation, by the caller or the deadline, ends it). Counts promises held and cancelled.
-    final class MixedAdapter: RequestAdapter, @unchecked Sendable {
-        // @unchecked: the counters are only touched while holding `lock`.
-        private let lock = NSLock()
-        private var held = 0
-        private var cancelled = 0
-        private var resolvers: [Resolver<URLRequest>] = []
-        var counts: (held: Int, cancelled: Int) { lock.withLock { (held, cancelled) } }
+    final class MixedAdapter: RequestAdapter {
+        private let held = HeldPromises<URLRequest>()
+        var counts: (held: Int, cancelled: Int) { held.counts }
 
         func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest> {
             let index = Int(request.url?.lastPathComponent ?? "0") ?? 0
@@ -40,13 +36,7 @@ final class RequestAdapterStressTests: XCTestCase {
                 DispatchQueue.global().async { resolver.fulfill(adapted) }
                 return promise
             default:
-                let (promise, resolver) = Promise<URLRequest>.pending()
-                resolver.onCancel { [self] in lock.withLock { cancelled += 1 } }
-                lock.withLock {
-                    held += 1
-                    resolvers.append(resolver)   // kept: the promise never settles by itself
-                }
-                return promise
+                return held.make()   // kept: the promise never settles by itself
             }
         }
     }
@@ -63,38 +53,14 @@ final class RequestAdapterStressTests: XCTestCase {
         configuration.requestAdapters = [adapter]
         let client = NetworkClient(configuration: configuration, transport: transport)
 
-        let count = 2_000
-        // Odd requests use the completion style: a handler called twice would show here (a
-        // promise ignores a second settlement silently).
-        let calls = SharedValue([Int](repeating: 0, count: count))
-        let group = DispatchGroup()
-        let promises = SharedValue<[Promise<JSON>]>([])
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            if index.isMultiple(of: 97) { client.pause() }
-            group.enter()
-            let cancel: @Sendable () -> Void
+        guard let counted = raceRequests(on: client, count: 2_000, { Numbered(index: $0) }, check: { index, result in
+            guard case .failure(let error) = result else { return }
             if index.isMultiple(of: 2) {
-                let promise = client.request(Numbered(index: index))
-                promises.withLock { $0.append(promise) }
-                _ = promise.tap { _ in
-                    calls.withLock { $0[index] += 1 }
-                    group.leave()
-                }
-                cancel = { promise.cancel() }
-            } else {
-                let task = client.request(Numbered(index: index)) { (result: Result<JSON, NetworkError>) in
-                    if case .failure(let error) = result, case .invalidRequest = error { XCTFail("unexpected \(error)") }
-                    calls.withLock { $0[index] += 1 }
-                    group.leave()
-                }
-                cancel = { task.cancel() }
+                XCTAssertTrue(error is NetworkError || isCancellation(error), "unexpected \(error)")
+            } else if case NetworkError.invalidRequest = error {
+                XCTFail("unexpected \(error)")
             }
-            if index.isMultiple(of: 7) { cancel() }
-            if index.isMultiple(of: 11) { DispatchQueue.global().async { cancel() } }
-            if index.isMultiple(of: 97) { client.resume() }
-        }
-        XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "some requests never settled")
-        let counted = calls.withLock { $0 }
+        }) else { return }
         XCTAssertEqual(counted.indices.filter { counted[$0] != 1 }, [], "requests not settled exactly once")
         let (held, cancelled) = adapter.counts
         XCTAssertGreaterThan(held, 0)
@@ -103,15 +69,6 @@ final class RequestAdapterStressTests: XCTestCase {
             let index = Int(request.url?.lastPathComponent ?? "") ?? -1
             XCTAssertEqual(request.value(forHTTPHeaderField: "X-Adapted"), "\(index)")
             XCTAssertNotEqual(index % 3, 2, "a request whose adapter never answered went out")
-        }
-        for promise in promises.withLock({ $0 }) {
-            switch promise.result {
-            case .success?: break
-            case .failure(let error)?:
-                XCTAssertTrue(error is NetworkError || isCancellation(error), "unexpected \(error)")
-            case nil:
-                XCTFail("a promise is still pending")
-            }
         }
     }
 }

@@ -11,11 +11,10 @@ import FoundationNetworking
 final class RequestAdapterTests: XCTestCase {
     /// Sets `header` to `value` after an optional wait for `gate`, and counts its calls.
     final class HeaderAdapter: RequestAdapter, @unchecked Sendable {
-        // @unchecked: `inputs`, `resolvers` and `cancels` are only touched while holding `lock`.
+        // @unchecked: `inputs` is only touched while holding `lock`.
         private let lock = NSLock()
         private var inputs: [URLRequest] = []
-        private var resolvers: [Resolver<URLRequest>] = []
-        private var cancels = 0
+        private let held = HeldPromises<URLRequest>()
         let header: String
         let value: @Sendable (Int) -> String
         /// How many of the first calls get a promise that stays pending until ``releaseAll()``.
@@ -36,7 +35,7 @@ final class RequestAdapterTests: XCTestCase {
         }
 
         var seen: [URLRequest] { lock.withLock { inputs } }
-        var cancelCount: Int { lock.withLock { cancels } }
+        var cancelCount: Int { held.cancelCount }
 
         func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest> {
             var adapted = request
@@ -47,19 +46,14 @@ final class RequestAdapterTests: XCTestCase {
             adapted.setValue(value(call), forHTTPHeaderField: header)
             defer { called.signal() }
             guard call <= holdCalls else { return Promise.value(adapted) }
-            let (promise, resolver) = Promise<URLRequest>.pending()
-            resolver.onCancel { [self] in lock.withLock { cancels += 1 } }
-            lock.withLock { resolvers.append(resolver) }
-            return promise
+            return held.make()
         }
 
         /// Fulfils every held promise with its adapted request.
         func releaseAll() {
-            let held = lock.withLock { () -> [(Resolver<URLRequest>, URLRequest)] in
-                defer { resolvers = [] }
-                return zip(resolvers, inputs.suffix(resolvers.count)).map { ($0, $1) }
-            }
-            for (resolver, request) in held {
+            let resolvers = held.takeAll()
+            let requests = lock.withLock { inputs.suffix(resolvers.count) }
+            for (resolver, request) in zip(resolvers, requests) {
                 var adapted = request
                 adapted.setValue("late", forHTTPHeaderField: header)
                 resolver.fulfill(adapted)
@@ -319,13 +313,6 @@ final class RequestAdapterTests: XCTestCase {
         await fulfillment(of: [done], timeout: 5)
         XCTAssertEqual(recorder.requests.map { $0.value(forHTTPHeaderField: "X-Signature") }, ["signed-1", "signed-2"])
     }
-}
-
-/// Whether `result` is a failure by cancellation (`promise.cancel()` rejects the caller's promise
-/// with `PromiseError.cancelled`).
-private func isCancelled<T>(_ result: Result<T, any Error>?) -> Bool {
-    guard case .failure(let error)? = result else { return false }
-    return isCancellation(error)
 }
 
 /// Holds continuations that only a cancellation resumes.

@@ -20,13 +20,9 @@ final class RequestRetrierStressTests: XCTestCase {
     /// Retries once at once (index % 3 == 0), declines from another queue (1), or never answers
     /// (2: only a cancellation, by the caller, `cancelAll` or the 5 ms time limit, ends it). Counts
     /// questions held and cancelled.
-    final class MixedRetrier: RequestRetrier, @unchecked Sendable {
-        // @unchecked: the counters and `resolvers` are only touched while holding `lock`.
-        private let lock = NSLock()
-        private var held = 0
-        private var cancelled = 0
-        private var resolvers: [Resolver<RetryDecision>] = []
-        var counts: (held: Int, cancelled: Int) { lock.withLock { (held, cancelled) } }
+    final class MixedRetrier: RequestRetrier {
+        private let held = HeldPromises<RetryDecision>()
+        var counts: (held: Int, cancelled: Int) { held.counts }
 
         func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
             let index = Int(request.url?.lastPathComponent ?? "0") ?? 0
@@ -38,13 +34,7 @@ final class RequestRetrierStressTests: XCTestCase {
                 DispatchQueue.global().async { resolver.fulfill(.doNotRetry) }
                 return promise
             default:
-                let (promise, resolver) = Promise<RetryDecision>.pending()
-                resolver.onCancel { [self] in lock.withLock { cancelled += 1 } }
-                lock.withLock {
-                    held += 1
-                    resolvers.append(resolver)   // kept: the promise never settles by itself
-                }
-                return promise
+                return held.make()   // kept: the promise never settles by itself
             }
         }
     }
@@ -56,40 +46,15 @@ final class RequestRetrierStressTests: XCTestCase {
         configuration.requestRetriers = [retrier]
         let client = NetworkClient(configuration: configuration, transport: transport)
 
-        let count = 2_000
-        // Odd requests use the completion style: a handler called twice would show here (a
-        // promise ignores a second settlement silently).
-        let calls = SharedValue([Int](repeating: 0, count: count))
-        let group = DispatchGroup()
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            if index.isMultiple(of: 97) { client.pause() }
-            group.enter()
-            let cancel: @Sendable () -> Void
-            if index.isMultiple(of: 2) {
-                let promise = client.request(Numbered(index: index))
-                _ = promise.tap { result in
-                    if case .failure(let error) = result, !(error is NetworkError || isCancellation(error)) {
-                        XCTFail("unexpected \(error)")
-                    }
-                    calls.withLock { $0[index] += 1 }
-                    group.leave()
-                }
-                cancel = { promise.cancel() }
-            } else {
-                let task = client.request(Numbered(index: index)) { (result: Result<JSON, NetworkError>) in
-                    if case .success = result { XCTFail("every attempt fails") }
-                    calls.withLock { $0[index] += 1 }
-                    group.leave()
-                }
-                cancel = { task.cancel() }
+        guard let counted = raceRequests(on: client, count: 2_000, cancelAllEvery: 500, { Numbered(index: $0) }, check: { index, result in
+            guard case .failure(let error) = result else {
+                if !index.isMultiple(of: 2) { XCTFail("every attempt fails") }
+                return
             }
-            if index.isMultiple(of: 7) { cancel() }
-            if index.isMultiple(of: 11) { DispatchQueue.global().async { cancel() } }
-            if index.isMultiple(of: 97) { client.resume() }
-            if index.isMultiple(of: 500) { client.cancelAll() }
-        }
-        XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "some requests never settled")
-        let counted = calls.withLock { $0 }
+            if index.isMultiple(of: 2), !(error is NetworkError || isCancellation(error)) {
+                XCTFail("unexpected \(error)")
+            }
+        }) else { return }
         XCTAssertEqual(counted.indices.filter { counted[$0] != 1 }, [], "requests not settled exactly once")
         // A request cancelled while its retrier was being asked settles first and cancels the
         // decision right after: the count catches up.

@@ -12,11 +12,10 @@ final class RequestRetrierTests: XCTestCase {
     /// Answers each question with `decide(error, context)`, or holds the answer until ``answerAll(_:)``
     /// or a cancellation; records what it was asked.
     final class ScriptedRetrier: RequestRetrier, @unchecked Sendable {
-        // @unchecked: `questions`, `resolvers` and `cancels` are only touched while holding `lock`.
+        // @unchecked: `questions` is only touched while holding `lock`.
         private let lock = NSLock()
         private var questions: [(request: URLRequest, error: NetworkError, context: RetryContext)] = []
-        private var resolvers: [Resolver<RetryDecision>] = []
-        private var cancels = 0
+        private let held = HeldPromises<RetryDecision>()
         let holds: Bool
         let decide: @Sendable (NetworkError, RetryContext) -> RetryDecision
         /// Signalled once per question.
@@ -31,25 +30,18 @@ final class RequestRetrierTests: XCTestCase {
         var retryCounts: [Int] { lock.withLock { questions.map(\.context.retryCount) } }
         var contexts: [RetryContext] { lock.withLock { questions.map(\.context) } }
         var requests: [URLRequest] { lock.withLock { questions.map(\.request) } }
-        var cancelCount: Int { lock.withLock { cancels } }
+        var cancelCount: Int { held.cancelCount }
 
         func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
             lock.withLock { questions.append((request, error, context)) }
             defer { asked.signal() }
             guard holds else { return Promise.value(decide(error, context)) }
-            let (promise, resolver) = Promise<RetryDecision>.pending()
-            resolver.onCancel { [self] in lock.withLock { cancels += 1 } }
-            lock.withLock { resolvers.append(resolver) }
-            return promise
+            return held.make()
         }
 
         /// Answers every held question with `decision`.
         func answerAll(_ decision: RetryDecision) {
-            let held = lock.withLock { () -> [Resolver<RetryDecision>] in
-                defer { resolvers = [] }
-                return resolvers
-            }
-            for resolver in held { resolver.fulfill(decision) }
+            for resolver in held.takeAll() { resolver.fulfill(decision) }
         }
     }
 
@@ -326,11 +318,4 @@ final class RequestRetrierTests: XCTestCase {
         configuration.requestRetriers = [ScriptedRetrier()]
         XCTAssertTrue(String(reflecting: configuration).contains("ScriptedRetrier"))
     }
-}
-
-/// Whether `result` is a failure by cancellation (`promise.cancel()` rejects the caller's promise
-/// with `PromiseError.cancelled`).
-private func isCancelled<T>(_ result: Result<T, any Error>?) -> Bool {
-    guard case .failure(let error)? = result else { return false }
-    return isCancellation(error)
 }
