@@ -25,10 +25,17 @@ extension JSON {
         return text
     }
 
-    /// The value of a ``JSON/number(_:)`` that is integral and fits in `Int`, e.g. `42` for `42` or `42.0`;
-    /// `nil` for `42.5`, for numbers beyond `Int`'s range and for every other kind.
+    /// The value of a ``JSON/number(_:)`` that is integral and below 2⁵³ in magnitude, e.g. `42` for
+    /// `42` or `42.0`; `nil` for `42.5`, for every other kind, and for integers of 2⁵³
+    /// (9 007 199 254 740 992) or more in magnitude.
+    ///
+    /// Numbers are held as `Double`, which keeps every integer below 2⁵³ exactly but rounds larger
+    /// ones (`1234567890123456789` is read as `…768`). Such a number gives `nil` rather than a
+    /// different integer; read large identifiers exactly with
+    /// ``HTTPResponse/decoded(_:atKeyPath:using:)`` (for example `Int64.self` at `"user.id"`), an
+    /// endpoint's `responseKeyPath`, or a `Decodable` type of your own.
     public var int: Int? {
-        guard case .number(let number) = self else { return nil }
+        guard case .number(let number) = self, number.magnitude < JSON.largestExactInteger else { return nil }
         return Int(exactly: number)
     }
 

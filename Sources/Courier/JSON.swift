@@ -11,8 +11,9 @@ import Foundation
 /// let name = json["data"]["products"][0]["name"].string   // String?
 /// ```
 ///
-/// Numbers are held as `Double`, so integers beyond ±2⁵³ lose precision; decode such
-/// values into your own `Decodable` type when exactness matters.
+/// Numbers are held as `Double`, so integers beyond ±2⁵³ lose precision: ``int`` gives `nil` for
+/// them instead of a rounded value. Decode such values into your own `Decodable` type, or with
+/// ``HTTPResponse/decoded(_:atKeyPath:using:)``, when exactness matters.
 public enum JSON: Sendable, Hashable {
     /// `null` — also the result of reading anything that is not there.
     case null
@@ -47,6 +48,10 @@ public enum JSON: Sendable, Hashable {
     /// hundred levels (which Foundation's parser accepts) would overflow them, so a hostile body
     /// could crash the app.
     static let maximumDepth = 100
+
+    /// 2⁵³: from here on, a `Double` cannot hold every integer, so a number read from a document may
+    /// be a rounded neighbour of the one written there.
+    static let largestExactInteger: Double = 9_007_199_254_740_992
 }
 
 extension JSON: Codable {

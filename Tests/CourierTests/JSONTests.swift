@@ -65,6 +65,23 @@ final class JSONTests: XCTestCase {
         }
     }
 
+    func test_givenIntegersAroundTwoToThe53_whenReadAsInt_thenExactOnesAnswerAndRoundedOnesAreNil() throws {
+        let json = try JSON(data: Data(#"""
+            {"below": 9007199254740991, "negative": -9007199254740991, "at": 9007199254740992,
+             "above": 9007199254740993, "snowflake": 1234567890123456789, "minus": -1234567890123456789,
+             "float": 9007199254740991.0}
+            """#.utf8))
+        XCTAssertEqual(json["below"].int, 9_007_199_254_740_991)
+        XCTAssertEqual(json["negative"].int, -9_007_199_254_740_991)
+        XCTAssertEqual(json["float"].int, 9_007_199_254_740_991)
+        for key in ["at", "above", "snowflake", "minus"] {
+            XCTAssertNil(json[key].int, "\(key) would be read as a rounded neighbour")
+            XCTAssertNotNil(json[key].double, key)
+        }
+        let body = HTTPResponse(statusCode: 200, headers: [:], body: Data(#"{"user":{"id":1234567890123456789}}"#.utf8))
+        XCTAssertEqual(try body.decoded(Int64.self, atKeyPath: "user.id"), 1_234_567_890_123_456_789, "the exact way the docs name")
+    }
+
     func test_givenBooleansAndNumbers_whenParsed_thenKindsAreKeptApart() throws {
         XCTAssertEqual(try JSON(data: Data("[true, 1, 0, false]".utf8)), [true, 1, 0, false])
         XCTAssertEqual(try JSON(data: Data("1".utf8)).bool, nil)
