@@ -40,6 +40,24 @@ public final class Resolver<Value: Sendable>: @unchecked Sendable {
         promise._resolve(result)
     }
 
+    /// Settles the promise from a `Result` whose error type is fixed, such as the
+    /// `Result<User, NetworkError>` that a Courier completion handler receives.
+    ///
+    /// ```swift
+    /// let user = Promise<User> { seal in
+    ///     client.request(Users.me) { result in seal.resolve(result) }   // Result<User, NetworkError>
+    /// }
+    /// ```
+    ///
+    /// - Parameter result: The outcome; its error rejects the promise unchanged.
+    @inlinable
+    public func resolve<Failure: Error>(_ result: Result<Value, Failure>) {
+        switch result {
+        case .success(let value): promise._resolve(.success(value))
+        case .failure(let error): promise._resolve(.failure(error))
+        }
+    }
+
     /// Settles the promise from a completion handler's `(value, error)` pair: an error
     /// rejects, otherwise a value fulfils; neither rejects with ``PromiseError/resolverReleased``.
     public func resolve(_ value: Value?, _ error: (any Error)?) {

@@ -66,6 +66,15 @@ final class PipelineStyleTests: XCTestCase {
         }
     }
 
+    func test_givenACompletionHandlersTypedResult_whenAResolverSettlesFromIt_thenThePromiseKeepsTheNetworkError() throws {
+        let failing = try makeClient(.answering(404))
+        let bridged = Promise<User> { seal in failing.request(GetUser()) { seal.resolve($0) } }
+        XCTAssertEqual(outcomeName(settle(bridged)), "clientError(404)")
+        let succeeding = try makeClient(.answering(body: PipelineTests.userJSON))
+        let passed = Promise<User> { seal in succeeding.request(GetUser(), completion: seal.resolve) }
+        XCTAssertEqual(try settle(passed)?.get(), User(id: 1, name: "Ada"))
+    }
+
     func test_givenCustomCallbackQueue_whenCompleted_thenCompletionRunsOnIt() throws {
         let (queue, key) = markedQueue()
         let client = try makeClient(.answering(body: PipelineTests.userJSON), callbackQueue: queue)

@@ -7,6 +7,20 @@ import XCTest
 final class TypedErrorTests: XCTestCase {
     struct Offline: Error, Equatable {}
 
+    func test_givenAResultWithATypedError_whenAResolverSettlesFromIt_thenThePromiseHasItsValueOrError() {
+        let fulfilled = Promise<Int> { seal in seal.resolve(Result<Int, Offline>.success(3)) }
+        let rejected = Promise<Int> { seal in seal.resolve(Result<Int, Offline>.failure(Offline())) }
+        let untyped = Promise<Int> { seal in seal.resolve(Result<Int, any Error>.failure(TestError(5))) }
+        XCTAssertEqual(value(of: fulfilled), 3)
+        XCTAssertEqual(error(of: rejected) as? Offline, Offline())
+        XCTAssertEqual(error(of: untyped) as? TestError, TestError(5))
+        // As a completion handler itself: `(Result<Int, Offline>) -> Void`.
+        func load(_ completion: @escaping @Sendable (Result<Int, Offline>) -> Void) {
+            DispatchQueue.global().async { completion(.success(8)) }
+        }
+        XCTAssertEqual(value(of: Promise<Int> { seal in load(seal.resolve) }), 8)
+    }
+
     func test_givenRecoverOnlyAType_whenTheErrorMatches_thenItRecoversAndOtherErrorsPassThrough() {
         let ran = Box(0)
         let recovered = Promise<Int>(error: TestError(4)).recover(only: TestError.self) { error in
