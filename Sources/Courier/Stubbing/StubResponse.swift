@@ -13,7 +13,8 @@ public struct StubResponse: Sendable {
     public var status: Int
     /// Response headers. Default: none.
     public var headers: [String: String]
-    /// The body; when empty, the endpoint's `sampleData` is used instead.
+    /// The body; when empty, the endpoint's `sampleData` is used instead, except for a status that
+    /// carries no body (`1xx`, `204`, `205`, `304`) and for ``empty(status:headers:delay:)``.
     public var body: Data
     /// Seconds before the answer arrives. It runs on the request's own deadline:
     /// a delay longer than the request's timeout ends in ``NetworkError/timedOut``.
@@ -27,6 +28,9 @@ public struct StubResponse: Sendable {
     public var pieceInterval: TimeInterval = 0
     /// `true` for ``passthrough``: the request goes to the builder's passthrough transport.
     var passesThrough = false
+    /// `false` for ``empty(status:headers:delay:)``: an empty ``body`` is the answer, not a
+    /// request for the endpoint's `sampleData`.
+    var fallsBackToSampleData = true
 
     /// Creates an HTTP response stub.
     ///
@@ -41,6 +45,32 @@ public struct StubResponse: Sendable {
         self.body = body
         self.delay = delay
         self.failure = nil
+    }
+
+    /// A response whose body is empty whatever the endpoint's `sampleData` holds (a plain
+    /// ``init(status:headers:body:delay:)`` with no body answers with the `sampleData`): an empty
+    /// `200` for a `String?` or `Data` endpoint, an error status with no body for metadata, as Moya's
+    /// `.networkResponse(404, Data())`.
+    ///
+    /// ```swift
+    /// let client = NetworkClient.stubbing().stub(.get, "me/avatar", .empty(status: 404)).makeClient()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - status: The status code. Default: 200.
+    ///   - headers: Response headers. Default: none.
+    ///   - delay: Seconds before the response arrives. Default: 0.
+    public static func empty(status: Int = 200, headers: [String: String] = [:], delay: TimeInterval = 0) -> StubResponse {
+        var response = StubResponse(status: status, headers: headers, delay: delay)
+        response.fallsBackToSampleData = false
+        return response
+    }
+
+    /// Whether the endpoint's `sampleData` stands in for this answer's empty body: not for
+    /// ``empty(status:headers:delay:)``, nor for a status that has no body on the wire (`1xx`,
+    /// `204 No Content`, `205 Reset Content`, `304 Not Modified`), which no server could send one with.
+    var usesSampleData: Bool {
+        body.isEmpty && fallsBackToSampleData && !((100...199).contains(status) || [204, 205, 304].contains(status))
     }
 
     /// A JSON response: the body is `json`'s UTF-8 bytes and `Content-Type` is `application/json`.

@@ -33,7 +33,7 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
         if let failure = stub.failure {
             outcome = .failure(failure)
         } else {
-            let body = stub.body.isEmpty ? context.sampleData : stub.body
+            let body = stub.usesSampleData ? context.sampleData : stub.body
             let streams = !stub.pieces.isEmpty && context.bodyStream != nil   // no limit on a streamed whole
             if body.count > context.maximumResponseSize && !streams {
                 // The same typed failure the network transport gives an oversized body.

@@ -15,6 +15,32 @@ final class StubbingBuilderTests: XCTestCase {
         XCTAssertEqual(try result?.get()["name"].string, "Ada")
     }
 
+    func test_givenEmptyOrBodilessAnswers_whenRequested_thenTheSampleDataIsNotTheBody() throws {
+        let sample = Data(#"{"name":"Ada"}"#.utf8)
+        let client = NetworkClient.stubbing()
+            .stub(.get, "gone", .empty(status: 404))
+            .stub(.get, "blank", .empty())
+            .stub(.delete, "me", StubResponse(status: 204))
+            .stub(.get, "cached", StubResponse(status: 304))
+            .stub(.get, "created", StubResponse(status: 201))
+            .makeClient()
+        guard case .clientError(404, let metadata, let response)? =
+            networkError(settle(client.request(StubJSONEndpoint(path: "gone", sampleData: Data(#"{"message":"sample"}"#.utf8)))))
+        else { return XCTFail("expected clientError(404)") }
+        XCTAssertNil(metadata, "no metadata parsed from the success sample")
+        XCTAssertTrue(response.body.isEmpty)
+        let blank = try XCTUnwrap(settle(client.request(StubEndpoint<String?>(path: "blank", sampleData: sample)))).get()
+        XCTAssertNil(blank, "an empty 200 for an optional response is nil")
+        for (method, path, status) in [(HTTPMethod.delete, "me", 204), (.get, "cached", 304)] {
+            let result = settle(client.response(for: StubJSONEndpoint(path: path, method: method, sampleData: sample)))
+            let raw = try XCTUnwrap((try? result?.get()) ?? networkError(result)?.response, "\(status)")
+            XCTAssertEqual(raw.statusCode, status)
+            XCTAssertTrue(raw.body.isEmpty, "\(status) has no body on the wire")
+        }
+        let created = try XCTUnwrap(settle(client.response(for: StubJSONEndpoint(path: "created", method: .get, sampleData: sample)))).get()
+        XCTAssertEqual(created.body, sample, "other statuses still answer with the sample")
+    }
+
     func test_givenStatusBodyAndHeaders_whenRequested_thenTheRawResponseCarriesThem() throws {
         let client = NetworkClient.stubbing().status(201).body(json: #"{"id":7}"#).headers(["X-Trace": "abc"]).makeClient()
         let response = try XCTUnwrap(settle(client.response(for: StubJSONEndpoint(path: "users")))).get()
