@@ -118,10 +118,13 @@ final class AuthenticationRefresh: Sendable {
         switch result {
         case .success:
             for waiter in waiters { _ = waiter.replayAfterAuthentication() }
+            gate.resume(.refresh)
         case .failure(let error):
+            // Traffic flows again before any caller hears of the failure, so that one who checks
+            // `isPaused` on hearing it finds the client unpaused.
+            gate.resume(.refresh)
             let failure = NetworkError.authenticationFailed(underlying: error)
             for waiter in waiters { waiter.refreshFailed(failure) }
         }
-        gate.resume(.refresh)
     }
 }
