@@ -45,12 +45,9 @@ extension RequestRetrierTests {
         let scheduler = LateWorkScheduler()
         let recorder = StubRecorder()
         let retrier = ScriptedRetrier(holds: true)
-        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
-        configuration.requestRetriers = [retrier]
-        configuration.scheduler = scheduler
-        let client = NetworkClient.stubbing()
-            .sequence([StubResponse(status: 503), .json("{}")]).recording(into: recorder)
-            .makeClient(configuration: configuration)
+        let client = client(
+            NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]).recording(into: recorder),
+            retriers: [retrier], scheduler: scheduler)
         let promise = client.request(Request("x"))
         XCTAssertEqual(retrier.asked.wait(timeout: .now() + 5), .success)
         XCTAssertTrue(scheduler.waitForKept(2), "the first attempt's deadline, then the decision's time limit")
@@ -72,12 +69,9 @@ extension RequestRetrierTests {
         let scheduler = LateWorkScheduler()
         let recorder = StubRecorder()
         let retrier = ScriptedRetrier(holds: true)
-        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
-        configuration.requestRetriers = [retrier]
-        configuration.scheduler = scheduler
-        let client = NetworkClient.stubbing()
-            .sequence([StubResponse(status: 503), StubResponse(status: 502), .json("{}")]).recording(into: recorder)
-            .makeClient(configuration: configuration)
+        let client = client(
+            NetworkClient.stubbing().sequence([StubResponse(status: 503), StubResponse(status: 502), .json("{}")]).recording(into: recorder),
+            retriers: [retrier], scheduler: scheduler)
         let promise = client.request(Request("x"))
         XCTAssertEqual(retrier.asked.wait(timeout: .now() + 5), .success)
         XCTAssertTrue(scheduler.waitForKept(2), "the first attempt's deadline, then the first decision's time limit")

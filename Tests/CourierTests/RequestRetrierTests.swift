@@ -56,9 +56,10 @@ final class RequestRetrierTests: XCTestCase {
 
     func client(
         _ builder: StubbingBuilder, retriers: [any RequestRetrier], retry: RetryPolicy? = nil,
-        authenticator: (any Authenticator)? = nil, timeout: TimeInterval = 60
+        authenticator: (any Authenticator)? = nil, timeout: TimeInterval = 60, scheduler: (any RequestScheduler)? = nil
     ) -> NetworkClient {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        if let scheduler { configuration.scheduler = scheduler }
         configuration.requestRetriers = retriers
         configuration.retryPolicy = retry
         configuration.authenticator = authenticator
