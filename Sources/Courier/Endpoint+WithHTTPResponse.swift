@@ -70,4 +70,8 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var encoder: JSONEncoder? { base.encoder }
     /// The base endpoint's key path, where ``DecodedResponse/value`` is found.
     public var responseKeyPath: String? { base.responseKeyPath }
+    /// The base endpoint's adapters.
+    public var requestAdapters: [any RequestAdapter] { base.requestAdapters }
+    /// The base endpoint's retriers.
+    public var requestRetriers: [any RequestRetrier] { base.requestRetriers }
 }

@@ -163,6 +163,42 @@ public protocol Endpoint: Sendable {
     /// ``NetworkError/decodingFailed(underlying:response:)`` carrying a ``ResponseKeyPathError``
     /// and the whole response.
     var responseKeyPath: String? { get }
+    /// Request adapters for this endpoint alone, run on each of its attempts *before* the client's
+    /// ``NetworkClient/Configuration/requestAdapters``; default none. Alamofire's per-request
+    /// `interceptor:` (asked before the session's).
+    ///
+    /// For the one call that needs something the rest do not: an upload signed for a storage
+    /// service, a step-up token for a payment.
+    ///
+    /// ```swift
+    /// struct Transfer: Endpoint {
+    ///     let signer: PaymentSigner
+    ///     var path: String { "payments" }
+    ///     var method: HTTPMethod { .post }
+    ///     var requestAdapters: [any RequestAdapter] { [StepUpAdapter(signer: signer)] }
+    /// }
+    /// ```
+    ///
+    /// They run as the client's do (see ``RequestAdapter``), with one difference: the endpoint
+    /// chose them for its own URL, so they run whatever its origin, and
+    /// ``RequestAdapter/appliesToOtherOrigins`` is not asked. Read once per attempt.
+    var requestAdapters: [any RequestAdapter] { get }
+    /// Request retriers for this endpoint alone, asked *before* the client's
+    /// ``NetworkClient/Configuration/requestRetriers``; default none. Alamofire's per-request
+    /// `interceptor:` (asked before the session's).
+    ///
+    /// The first answer other than ``RetryDecision/doNotRetry``, from these or then from the
+    /// client's, is the decision; everything else is as ``RequestRetrier`` describes.
+    ///
+    /// ```swift
+    /// struct PlaceOrder: Endpoint {
+    ///     var path: String { "orders" }
+    ///     var method: HTTPMethod { .post }
+    ///     // The server reports a POST it never applied with 503 and "Retry-Safe: 1".
+    ///     var requestRetriers: [any RequestRetrier] { [RetrySafePost()] }
+    /// }
+    /// ```
+    var requestRetriers: [any RequestRetrier] { get }
 }
 
 extension Endpoint {
@@ -194,4 +230,8 @@ extension Endpoint {
     public var encoder: JSONEncoder? { nil }
     /// Default: `nil`, the whole body.
     public var responseKeyPath: String? { nil }
+    /// Default: none; the client's adapters alone.
+    public var requestAdapters: [any RequestAdapter] { [] }
+    /// Default: none; the client's retriers alone.
+    public var requestRetriers: [any RequestRetrier] { [] }
 }

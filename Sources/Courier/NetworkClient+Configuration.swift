@@ -76,8 +76,9 @@ extension NetworkClient {
         public var plugins: [any RequestPlugin]
 
         /// Change each attempt asynchronously just before it is sent (a signature, a token from
-        /// an async source), in order, after the authenticator and the plugins' `prepare`.
-        /// Default: none. See ``RequestAdapter`` for the deadline, failures and other origins.
+        /// an async source), in order, after the authenticator, the plugins' `prepare` and the
+        /// endpoint's own ``Endpoint/requestAdapters``. Default: none. See ``RequestAdapter`` for
+        /// the deadline, failures and other origins.
         ///
         /// ```swift
         /// configuration.requestAdapters = [AsyncRequestAdapter { request, _ in
@@ -90,7 +91,8 @@ extension NetworkClient {
 
         /// Decide asynchronously whether a failed request is sent again, once its
         /// ``retryPolicy`` does not retry it (Alamofire's `RequestRetrier`, Get's
-        /// `shouldClientRetry`), asked in this order until one retries. Default: none. See
+        /// `shouldClientRetry`), asked in this order, after the endpoint's own
+        /// ``Endpoint/requestRetriers``, until one retries. Default: none. See
         /// ``RequestRetrier`` for when they are asked, counting and time limits.
         ///
         /// ```swift

@@ -85,6 +85,17 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// products.responseKeyPath = "data.products"
     /// ```
     public var responseKeyPath: String?
+    /// Adapters for this request alone, run before the client's; default none (see
+    /// ``Endpoint/requestAdapters``).
+    ///
+    /// ```swift
+    /// var upload = Request<Receipt>.post("uploads", body: .file(video, contentType: "video/mp4"))
+    /// upload.requestAdapters = [StorageSigningAdapter(bucket: bucket)]
+    /// ```
+    public var requestAdapters: [any RequestAdapter] = []
+    /// Retriers for this request alone, asked before the client's; default none (see
+    /// ``Endpoint/requestRetriers``).
+    public var requestRetriers: [any RequestRetrier] = []
     /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
     private var sharedDecoder: SharedCoder<JSONDecoder>?
     private var sharedEncoder: SharedCoder<JSONEncoder>?
@@ -134,6 +145,8 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         baseURL = endpoint.baseURL
         cachePolicy = endpoint.cachePolicy
         responseKeyPath = endpoint.responseKeyPath
+        requestAdapters = endpoint.requestAdapters
+        requestRetriers = endpoint.requestRetriers
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

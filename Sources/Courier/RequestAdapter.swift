@@ -42,10 +42,10 @@ import Promises
 /// **When it runs.** Once per attempt (retries and replays after a credential refresh run it
 /// again, so a signature always covers what is sent), after the request left the pause gate, the
 /// authenticator applied its credential and every plugin's `prepare` ran, so it sees the request
-/// exactly as it would go. Adapters run in the order of
-/// ``NetworkClient/Configuration/requestAdapters``, each given what the previous one returned;
-/// then the headers are checked again, plugins hear `willSend`, and the transport gets the
-/// result.
+/// exactly as it would go. The endpoint's own ``Endpoint/requestAdapters`` run first, then those
+/// of ``NetworkClient/Configuration/requestAdapters``, in order, each given what the previous one
+/// returned; then the headers are checked again, plugins hear `willSend`, and the transport gets
+/// the result.
 ///
 /// **Threads.** The first adapter's `adapt` is called on the thread the request leaves the pause
 /// gate on: inside `request(_:)` on the caller's thread (possibly the main thread) when nothing is
@@ -90,7 +90,8 @@ import Promises
 /// **Other servers.** A request to an origin other than the client's base URL (an endpoint with
 /// its own ``Endpoint/baseURL``, a `Request(url:)` to another host) is not adapted, just as it
 /// gets no credential from the authenticator, unless the adapter sets
-/// ``appliesToOtherOrigins`` to `true`.
+/// ``appliesToOtherOrigins`` to `true`. An endpoint's own ``Endpoint/requestAdapters`` run
+/// wherever it goes: it chose them for its own URL.
 ///
 /// ``NetworkClient/makeURLRequest(for:)`` does not run adapters (they are asynchronous, and
 /// usually add credentials).
@@ -105,8 +106,10 @@ public protocol RequestAdapter: Sendable {
     ///   documentation for how the error is reported).
     func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest>
 
-    /// Whether requests to an origin other than the client's base URL are adapted too.
-    /// Default: `false`, so an adapter that adds a credential never sends it to another server.
+    /// Whether requests to an origin other than the client's base URL are adapted too, when the
+    /// adapter is one of the client's ``NetworkClient/Configuration/requestAdapters`` (an
+    /// endpoint's own ``Endpoint/requestAdapters`` are not asked). Default: `false`, so an adapter
+    /// that adds a credential never sends it to another server.
     var appliesToOtherOrigins: Bool { get }
 }
 

@@ -37,6 +37,16 @@ struct UploadHandOver: @unchecked Sendable {
 extension RequestExecution {
     // MARK: Request adapters
 
+    /// The adapters an attempt runs, in order: the endpoint's own (whatever its origin), then the
+    /// client's (only those that apply to other origins, when the request goes to one).
+    func attemptAdapters() -> [any RequestAdapter] {
+        let own = endpoint.requestAdapters
+        guard core.hasRequestAdapters else { return own }
+        let shared = onClientOrigin
+            ? core.configuration.requestAdapters : core.configuration.requestAdapters.filter(\.appliesToOtherOrigins)
+        return own.isEmpty ? shared : own + shared
+    }
+
     /// Runs the request adapters over `prepared`, then sends what they made (see
     /// ``RequestAdapter``). Returns `nil` once the adapters are at work; returns the attempt
     /// unchanged when the request was cancelled, or its deadline passed, while the plugins ran:

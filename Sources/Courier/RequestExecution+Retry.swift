@@ -24,7 +24,11 @@ extension RequestExecution {
                 break
             }
         }
-        let retriers = core.configuration.requestRetriers
+        // The endpoint's own retriers are asked first, then the client's (as Alamofire asks a
+        // request's interceptor before the session's).
+        let own = endpoint.requestRetriers
+        let shared = core.configuration.requestRetriers
+        let retriers = own.isEmpty ? shared : shared.isEmpty ? own : own + shared
         guard !retriers.isEmpty else { return fail(error) }
         askRetriers(retriers, about: error, sent: sent)
     }

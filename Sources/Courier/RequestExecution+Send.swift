@@ -66,9 +66,8 @@ extension RequestExecution {
         var prepared = PreparedAttempt(
             request: outgoing, attempt: attempt, partial: partial, upload: upload.map { UploadHandOver(stream: $0.stream, resolved: $0.resolved) },
             refusal: refusal, generation: generation, onCallersThread: onCallersThread, headersChanged: headersChanged)
-        if refusal == nil, core.hasRequestAdapters {
-            let adapters = onClientOrigin
-                ? core.configuration.requestAdapters : core.configuration.requestAdapters.filter(\.appliesToOtherOrigins)
+        if refusal == nil {
+            let adapters = attemptAdapters()
             if !adapters.isEmpty {
                 guard let stopped = adapt(prepared, with: adapters) else { return }
                 prepared = stopped

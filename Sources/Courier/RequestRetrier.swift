@@ -46,8 +46,9 @@ import Promises
 /// (an invalid header, a failed ``RequestAdapter``). Retriers see every request of their client,
 /// those to other origins included (they add no credential).
 ///
-/// **Several retriers** are asked in the order of ``NetworkClient/Configuration/requestRetriers``
-/// until one answers something other than ``RetryDecision/doNotRetry``; that answer is the
+/// **Several retriers** are asked in order, the endpoint's own ``Endpoint/requestRetriers`` first
+/// and then those of ``NetworkClient/Configuration/requestRetriers``, until one answers
+/// something other than ``RetryDecision/doNotRetry``; that answer is the
 /// decision. A rejected promise is a ``RetryDecision/doNotRetry`` that ends the asking: the
 /// request fails with its own error (a retrier's own failure, say a lookup that failed, does not
 /// replace it; return ``RetryDecision/fail(_:)`` for that).
