@@ -131,7 +131,8 @@ public enum RequestBody: Sendable {
     }
 
     private static func describeEncodingFailure(_ error: any Error, of value: any Encodable, as kind: String) -> String {
-        let subject = "The \(kind) body (\(type(of: value))) could not be encoded"
+        let name = value is JSONObjectBody ? "a dictionary" : "\(type(of: value))"
+        let subject = "The \(kind) body (\(name)) could not be encoded"
         guard let error = error as? EncodingError else { return subject + ": \(error)" }
         switch error {
         case .invalidValue(let invalid, let context):

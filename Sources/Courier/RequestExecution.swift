@@ -120,7 +120,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
         // A download keeps what a dropped attempt saved only when a retry may resume it.
         context.resumesDownloads = writesBodyToFile && endpoint.acceptedStatusCodes.contains(206)
-            && ((retryPolicy?.maximumRetryCount ?? 0) > 0 || resuming != nil || !core.configuration.requestRetriers.isEmpty)
+            && ((retryPolicy?.maximumRetryCount ?? 0) > 0 || resuming != nil || !core.configuration.requestRetriers.isEmpty
+                || !endpoint.requestRetriers.isEmpty)
         self.context = context
         self.decode = decode
         self.needsDecoding = needsDecoding

@@ -60,7 +60,7 @@ import Promises
 ///
 /// **Threads.** The first retrier is called on the thread that saw the failure: a transport's
 /// queue, a timer's, a gate's, or the caller's own (possibly the main thread) inside
-/// `request(_:)` when a stub or a cache answers at once; later retriers on
+/// `request(_:)` when a transport of your own answers inside `send` (a stub never does); later retriers on
 /// `DispatchQueue.promises`. So `retry` must return at once: do the slow
 /// part inside the promise.
 ///

@@ -64,6 +64,19 @@ final class ProgressTests: XCTestCase {
         ])
     }
 
+    func test_givenAFileBody_whenAStubAnswers_thenTheReportCountsTheFilesBytesAsSent() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID().uuidString).bin")
+        try Data(count: 5000).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let client = NetworkClient.stubbing().body(json: "{}").makeClient()
+        let reports = Recorder()
+        let queue = DispatchQueue(label: "progress.reports")
+        let upload = Request<JSON>.post("uploads", body: .file(file, contentType: "application/octet-stream"))
+        XCTAssertEqual(outcomeName(settle(client.request(upload, progress: ProgressHandler(queue: queue) { reports.record("\($0)") }))), "ok")
+        queue.sync {}
+        XCTAssertEqual(reports.values, ["sent 5000 of 5000 bytes, received 2 of 2 bytes"])
+    }
+
     func test_givenAStubFailure_whenProgressIsRequested_thenNoReportArrives() throws {
         let client = NetworkClient.stubbing().failure(URLError(.notConnectedToInternet)).makeClient()
         let reports = Recorder()

@@ -49,10 +49,14 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
         let work = context.scheduler.schedule(after: stub.delay) {
             // One report when the stub answers: everything sent, everything received.
             if let progress, case .success(let response) = outcome {
-                let sent = Int64(request.httpBody?.count ?? 0)
+                // A file body (a `.file`, a staged form) streams: its size is the `Content-Length`
+                // each attempt sets from the file.
+                let streamed = request.httpBodyStream == nil
+                    ? nil : request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+                let sent = streamed ?? Int64(request.httpBody?.count ?? 0)
                 let received = Int64(response.body.count)
                 progress(TransferProgress(
-                    bytesSent: sent, totalBytesToSend: request.httpBodyStream == nil ? sent : nil,
+                    bytesSent: sent, totalBytesToSend: request.httpBodyStream == nil || streamed != nil ? sent : nil,
                     bytesReceived: received, totalBytesToReceive: received))
             }
             completion(outcome)

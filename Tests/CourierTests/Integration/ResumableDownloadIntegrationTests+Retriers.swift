@@ -27,6 +27,19 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the retry asked only for the rest")
     }
 
+    func test_givenOnlyTheEndpointsOwnRetrier_whenTheConnectionDropsMidBody_thenItsRetryResumes() throws {
+        let key = counterKey()
+        let client = try makeClient()
+        var own = Request(LiveJSONEndpoint(path: "resumable/\(key)", query: query("cuts=70000"), timeout: 20, retryPolicy: nil))
+        own.requestRetriers = [RequestRetrierTests.ScriptedRetrier { _, context in context.retrierRetryCount == 0 ? .retry : .doNotRetry }]
+        let destination = scratch.appendingPathComponent("own-retrier.bin")
+
+        _ = try value(of: client.download(own, to: destination), within: 30)
+
+        XCTAssertEqual(try Data(contentsOf: destination), pattern(size))
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"], "the retry asked only for the rest")
+    }
+
     func test_givenARetrierThatDeclines_whenTheConnectionDropsMidBody_thenTheSavedPartIsDeleted() throws {
         let key = counterKey()
         let before = transportFiles()
