@@ -135,6 +135,12 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     ///
     /// - Parameter endpoint: The endpoint to copy; it is kept in ``Request/base``.
     public init<Base: Endpoint>(_ endpoint: Base) where Base.Response == Response {
+        self.init(copying: endpoint)
+    }
+
+    /// A request with every property of `endpoint`, whatever its `Response`: `Request(_:)` and
+    /// ``Endpoint/decoding(_:atKeyPath:)``.
+    init<Base: Endpoint>(copying endpoint: Base) {
         self.init(
             path: endpoint.path, method: endpoint.method, query: endpoint.query, headers: endpoint.headers,
             body: endpoint.body, timeout: endpoint.timeout, retryPolicy: endpoint.retryPolicy,
