@@ -70,6 +70,8 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var encoder: JSONEncoder? { base.encoder }
     /// The base endpoint's key path, where ``DecodedResponse/value`` is found.
     public var responseKeyPath: String? { base.responseKeyPath }
+    /// The base endpoint's idle timeout.
+    public var idleTimeout: TimeInterval? { base.idleTimeout }
     /// The base endpoint's adapters.
     public var requestAdapters: [any RequestAdapter] { base.requestAdapters }
     /// The base endpoint's retriers.

@@ -183,6 +183,37 @@ public protocol Endpoint: Sendable {
     /// chose them for its own URL, so they run whatever its origin, and
     /// ``RequestAdapter/appliesToOtherOrigins`` is not asked. Read once per attempt.
     var requestAdapters: [any RequestAdapter] { get }
+    /// Seconds an attempt may go without a byte moving either way before it ends with
+    /// ``NetworkError/timedOut``; default `nil`, the client's
+    /// ``NetworkClient/Configuration/idleTimeout`` (none unless configured). URLSession's
+    /// `timeoutIntervalForRequest`, Alamofire's and Moya's only timeout.
+    ///
+    /// ``timeout`` bounds the whole exchange; an idle timeout lets a large transfer take as long
+    /// as it keeps moving, and still ends one that stalls. Give such an endpoint both:
+    ///
+    /// ```swift
+    /// struct Backup: Endpoint {
+    ///     typealias Response = HTTPResponse
+    ///     let archive: URL
+    ///     var path: String { "backups" }
+    ///     var method: HTTPMethod { .put }
+    ///     var body: RequestBody { .file(archive, contentType: "application/zip") }
+    ///     var timeout: TimeInterval? { 6 * 60 * 60 }     // the whole upload: six hours at most
+    ///     var idleTimeout: TimeInterval? { 30 }          // but no 30 seconds without progress
+    /// }
+    /// ```
+    ///
+    /// The watch starts when the attempt is handed to the transport (time held by a pause, the
+    /// adapters and the queue count only toward ``timeout``) and ends with the response's head and
+    /// body; a stalled attempt is noticed between one and two idle periods after its last byte,
+    /// and is retried by its ``RetryPolicy`` like any time-out. Activity is what the transport
+    /// reports as progress: ``URLSessionTransport`` reports every chunk either way, a stub reports
+    /// once when it answers (so a stub whose delay is longer times out), and a transport of your
+    /// own must report through `TransportContext.progress`, or its attempts time out after one
+    /// idle period. For ``NetworkClient/stream(_:)`` it also replaces ``timeout`` as the idle limit
+    /// between the body's pieces. `nil` or `.infinity` sets none; zero, a negative number or NaN
+    /// fails the request with ``NetworkError/invalidRequest(reason:)``.
+    var idleTimeout: TimeInterval? { get }
     /// Request retriers for this endpoint alone, asked *before* the client's
     /// ``NetworkClient/Configuration/requestRetriers``; default none. Alamofire's per-request
     /// `interceptor:` (asked before the session's).
@@ -230,6 +261,8 @@ extension Endpoint {
     public var encoder: JSONEncoder? { nil }
     /// Default: `nil`, the whole body.
     public var responseKeyPath: String? { nil }
+    /// Default: `nil`, the client's idle timeout (none unless configured).
+    public var idleTimeout: TimeInterval? { nil }
     /// Default: none; the client's adapters alone.
     public var requestAdapters: [any RequestAdapter] { [] }
     /// Default: none; the client's retriers alone.

@@ -21,7 +21,9 @@ public struct TransportContext: Sendable {
     /// Where to report the transfer's progress, or `nil` when nobody asked for it (skip the
     /// bookkeeping then). Call it from any thread, as often as the engine tells you, before
     /// calling the completion; the client queues each report for the caller's
-    /// ``ProgressHandler`` and drops reports that arrive after the request settled.
+    /// ``ProgressHandler`` and drops reports that arrive after the request settled. With an
+    /// ``Endpoint/idleTimeout`` the reports are also what shows the attempt is alive: a transport
+    /// that never reports has its attempts time out after one idle period.
     ///
     /// ```swift
     /// context.progress?(TransferProgress(bytesSent: sent, totalBytesToSend: total))

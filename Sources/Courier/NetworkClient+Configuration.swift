@@ -32,6 +32,17 @@ extension NetworkClient {
         /// Each retry gets a fresh timeout.
         public var timeout: TimeInterval
 
+        /// Seconds an attempt may go without a byte moving either way, when its endpoint sets no
+        /// ``Endpoint/idleTimeout``. Default: `nil`, none (``timeout`` alone bounds a request).
+        ///
+        /// ```swift
+        /// configuration.timeout = 60 * 60      // a whole exchange: an hour at most
+        /// configuration.idleTimeout = 30       // but never 30 seconds without progress
+        /// ```
+        ///
+        /// See ``Endpoint/idleTimeout`` for when the watch runs and what counts as progress.
+        public var idleTimeout: TimeInterval?
+
         /// The cache policy of every request. Default: `.useProtocolCachePolicy`.
         public var cachePolicy: URLRequest.CachePolicy
 
@@ -162,6 +173,7 @@ extension NetworkClient {
             self.baseURL = baseURL
             defaultHeaders = ["Accept": "application/json"]
             timeout = 60
+            idleTimeout = nil
             cachePolicy = .useProtocolCachePolicy
             callbackQueue = Configuration.defaultCallbackQueue
             sharedDecoder = SharedCoder(coder: JSONDecoder())

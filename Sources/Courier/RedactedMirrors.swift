@@ -25,6 +25,7 @@ extension NetworkClient.Configuration: CustomReflectable {
             "baseURL": Redaction.redact(baseURL),
             "defaultHeaders": headers,
             "timeout": timeout,
+            "idleTimeout": idleTimeout.map { "\($0)" } ?? "none",
             "plugins": plugins.map { "\(type(of: $0))" },
             "requestAdapters": requestAdapters.map { "\(type(of: $0))" },
             "requestRetriers": requestRetriers.map { "\(type(of: $0))" },

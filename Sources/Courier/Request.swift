@@ -85,6 +85,9 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// products.responseKeyPath = "data.products"
     /// ```
     public var responseKeyPath: String?
+    /// Seconds an attempt may go without a byte moving; default `nil`, the client's (see
+    /// ``Endpoint/idleTimeout``).
+    public var idleTimeout: TimeInterval?
     /// Adapters for this request alone, run before the client's; default none (see
     /// ``Endpoint/requestAdapters``).
     ///
@@ -151,6 +154,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         baseURL = endpoint.baseURL
         cachePolicy = endpoint.cachePolicy
         responseKeyPath = endpoint.responseKeyPath
+        idleTimeout = endpoint.idleTimeout
         requestAdapters = endpoint.requestAdapters
         requestRetriers = endpoint.requestRetriers
     }

@@ -14,6 +14,7 @@ struct RequestBuilder: Sendable {
     private let origin: URLOrigin
     private let defaultHeaders: [String: String]
     private let timeout: TimeInterval
+    private let idleTimeout: TimeInterval?
     private let cachePolicy: URLRequest.CachePolicy
     private let encoder: SharedCoder<JSONEncoder>
 
@@ -22,6 +23,7 @@ struct RequestBuilder: Sendable {
         origin = URLOrigin(configuration.baseURL)
         defaultHeaders = configuration.defaultHeaders
         timeout = configuration.timeout
+        idleTimeout = configuration.idleTimeout
         cachePolicy = configuration.cachePolicy
         encoder = configuration.sharedEncoder
     }
@@ -48,6 +50,9 @@ struct RequestBuilder: Sendable {
         let interval = endpoint.timeout ?? timeout
         guard interval > 0 else {
             throw .invalidRequest(reason: "the timeout must be a positive number of seconds, not \(interval)")
+        }
+        if let idle = endpoint.idleTimeout ?? idleTimeout, !(idle > 0) {
+            throw .invalidRequest(reason: "the idle timeout must be a positive number of seconds, not \(idle)")
         }
         let (body, contentType, upload) = try endpoint.body.encoded(using: endpoint.encoder ?? encoder.coder)
 

@@ -39,8 +39,9 @@ extension RequestExecution {
                 return .stopAdapting(adaptation)
             case .sending(let task):
                 state.phase = .evaluating
-                state.deadline = nil
-                return .cancel(task, state.sentRequest)
+                defer { state.deadline = nil }
+                // Cancelled too: with an idle timeout, it also stops the attempt's idle watch.
+                return .cancel(task, state.sentRequest, state.deadline)
             case .evaluating where state.replayingAfterRefreshBeforeSending:
                 // Waiting for a credential refresh before it was ever sent: the request ends here
                 // (nothing was sent, so no plugin hears of it; the refresh goes on for the others).
@@ -58,7 +59,8 @@ extension RequestExecution {
         case .withdraw(let ticket)?:
             core.gate.withdraw(ticket: ticket)
             attemptTimedOut(sent: nil)
-        case .cancel(let task, let sent)?:
+        case .cancel(let task, let sent, let deadline)?:
+            deadline?.cancel()
             task.cancel()
             attemptTimedOut(sent: sent)
         case .stop?:
@@ -72,6 +74,22 @@ extension RequestExecution {
         case nil:
             break
         }
+    }
+
+    /// Nothing moved on `attempt` for a whole idle period (see ``IdleWatch``): it is cancelled
+    /// and times out (or is retried) as when its deadline passes. Does nothing when the attempt
+    /// is no longer with the transport.
+    func idleTimeoutFired(attempt: Int) {
+        let taken = state.withLock { state -> (task: any TransportTask, sent: URLRequest?, deadline: ScheduledWork?)? in
+            guard state.attempt == attempt, case .sending(let task) = state.phase else { return nil }
+            state.phase = .evaluating
+            defer { state.deadline = nil }
+            return (task, state.sentRequest, state.deadline)
+        }
+        guard let taken else { return }
+        taken.deadline?.cancel()
+        taken.task.cancel()
+        attemptTimedOut(sent: taken.sent)
     }
 
     /// The attempt ran out of time; plugins hear of it if it had been sent.

@@ -124,8 +124,12 @@ extension RequestExecution {
         // is evaluated before the block below could record it.
         // A plugin that replaced a file body (compressed or signed it) has what it made sent.
         let bodyReplaced = upload.map { sent.httpBody != nil || sent.httpBodyStream !== $0.stream } ?? false
+        // Started once the attempt is `sending`; the transport's progress reports feed it.
+        let watch = idleTimeout.map { period in
+            IdleWatch(period: period, scheduler: core.configuration.scheduler) { [self] in idleTimeoutFired(attempt: attempt) }
+        }
         let attemptContext = context(
-            forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial)
+            forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial, watch: watch)
         let bodyStream = attemptContext.bodyStream
         if clock != nil { recordSend(sent, attempt: attempt) }
         let generation = prepared.generation
@@ -148,11 +152,19 @@ extension RequestExecution {
             }
             state.phase = .sending(task)
             state.sentRequest = sent
+            if let watch {
+                // Whatever ends the attempt cancels its deadline: the watch stops with it.
+                let deadline = state.deadline
+                state.deadline = ScheduledWork {
+                    deadline?.cancel()
+                    watch.stop()
+                }
+            }
             return .sending
         }
         switch next {
         case .sending:
-            break
+            watch?.start()
         case .timedOut:
             task.cancel()
             attemptTimedOut(sent: sent)
@@ -207,11 +219,21 @@ extension RequestExecution {
     ///
     /// `uploadFile`: the file the transport sends for this attempt: the body file with its links
     /// resolved, or `nil` when a plugin replaced the file body.
-    private func context(forAttempt attempt: Int, uploadFile: URL?, resuming partial: PartialDownload?) -> TransportContext {
-        if progress == nil && uploadFile == context.uploadFile && !streamsBody && partial == nil { return context }
+    private func context(
+        forAttempt attempt: Int, uploadFile: URL?, resuming partial: PartialDownload?, watch: IdleWatch?
+    ) -> TransportContext {
+        if progress == nil && watch == nil && uploadFile == context.uploadFile && !streamsBody && partial == nil { return context }
         var tagged = context
         tagged.partialDownload = partial
-        if let progress { tagged.progress = progress.reporter(forAttempt: attempt) }
+        let reporter = progress?.reporter(forAttempt: attempt)
+        if let watch {
+            tagged.progress = { report in
+                watch.touch()
+                reporter?(report)
+            }
+        } else if let reporter {
+            tagged.progress = reporter
+        }
         tagged.uploadFile = uploadFile
         if streamsBody {
             let accepted = acceptedStatusCodes
@@ -220,7 +242,7 @@ extension RequestExecution {
                 accepting: { head in
                     accepted.contains(head.statusCode) && authenticator?.isAuthenticationFailure(head) != true
                 },
-                limit: context.maximumResponseSize, idleTimeout: timeout, scheduler: context.scheduler)
+                limit: context.maximumResponseSize, idleTimeout: idleTimeout ?? timeout, scheduler: context.scheduler)
         }
         return tagged
     }

@@ -19,6 +19,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let request: URLRequest
     let method: HTTPMethod
     let timeout: TimeInterval
+    /// Seconds an attempt may go without progress (``Endpoint/idleTimeout``); `nil` for none.
+    let idleTimeout: TimeInterval?
     let retryPolicy: RetryPolicy?
     let requiresAuthentication: Bool
     /// Whether the request goes to the client's own origin: only then do request adapters run
@@ -82,6 +84,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.request = request
         self.method = endpoint.method
         self.timeout = request.timeoutInterval
+        // The builder refused zero, negative and NaN; infinity means none.
+        self.idleTimeout = (endpoint.idleTimeout ?? core.configuration.idleTimeout).flatMap { $0.isFinite ? $0 : nil }
         let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
         self.retryPolicy = retryPolicy
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),

@@ -59,7 +59,9 @@ enum RequestAfterSend {
 /// What a deadline does once it fired.
 enum RequestDeadlineAction {
     case withdraw(UInt64)
-    case cancel(any TransportTask, URLRequest?)
+    /// The attempt was with the transport: its task is cancelled, and so is its deadline's
+    /// work (which, with an idle timeout, also stops the attempt's ``IdleWatch``).
+    case cancel(any TransportTask, URLRequest?, ScheduledWork?)
     /// Nothing was sent yet (a staged form was being written): the request ends.
     case stop
     /// The request waited for a credential refresh before it was ever sent: it ends, and a
