@@ -208,7 +208,8 @@ public protocol Endpoint: Sendable {
     /// body; a stalled attempt is noticed between one and two idle periods after its last byte,
     /// and is retried by its ``RetryPolicy`` like any time-out. Activity is what the transport
     /// reports as progress: ``URLSessionTransport`` reports every chunk either way, a stub reports
-    /// once when it answers (so a stub whose delay is longer times out), and a transport of your
+    /// once when it answers (so a stub whose delay is longer times out) and a streaming stub each
+    /// piece, and a transport of your
     /// own must report through `TransportContext.progress`, or its attempts time out after one
     /// idle period. For ``NetworkClient/stream(_:)`` it also replaces ``timeout`` as the idle limit
     /// between the body's pieces. `nil` or `.infinity` sets none; zero, a negative number or NaN

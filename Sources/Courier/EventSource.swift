@@ -4,7 +4,8 @@ import Promises
 extension NetworkClient {
     /// Server-Sent Events from `endpoint` that survive a dropped connection, as a browser's
     /// `EventSource` does: when the connection ends (the server closed it, the network dropped,
-    /// or no data came for the request's timeout), the client waits, reconnects with
+    /// or no data came for the idle period: ``Endpoint/idleTimeout`` or the client's when set,
+    /// else the request's timeout), the client waits, reconnects with
     /// `Last-Event-ID` set to the last event ID it received, and the loop goes on.
     ///
     /// ```swift

@@ -12,6 +12,9 @@ final class IdleWatch: Sendable {
         var reports: UInt64 = 0
         var reportsSeen: UInt64 = 0
         var check: ScheduledWork?
+        /// How many checks were scheduled, and which of them `check` is.
+        var checksScheduled = 0
+        var checkNumber = 0
         var stopped = false
     }
 
@@ -34,12 +37,26 @@ final class IdleWatch: Sendable {
         state.withLock { $0.reports &+= 1 }
     }
 
-    /// Arms the first check, unless ``stop()`` came first.
+    /// Arms the next check, unless ``stop()`` came first.
+    ///
+    /// Each check arms the next from inside it, so a later number means the earlier check ran.
+    /// A check may run before this call stores its handle (a short period on a busy machine, or a
+    /// `VirtualClock` moved by another thread), and the check it arms then stores its handle
+    /// first: the earlier, late handle must not replace it, or ``stop()`` would miss the pending one.
     func start() {
+        let number = state.withLock { state -> Int? in
+            guard !state.stopped else { return nil }
+            state.checksScheduled += 1
+            return state.checksScheduled
+        }
+        guard let number else { return }
         let check = scheduler.schedule(after: period) { [self] in checkIdle() }
         let kept = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
-            state.check = check
+            if number > state.checkNumber {
+                state.check = check
+                state.checkNumber = number
+            }
             return true
         }
         if !kept { check.cancel() }
@@ -58,7 +75,6 @@ final class IdleWatch: Sendable {
     private func checkIdle() {
         let idle = state.withLock { state -> Bool? in
             guard !state.stopped else { return nil }
-            state.check = nil
             if state.reports == state.reportsSeen {
                 state.stopped = true
                 return true

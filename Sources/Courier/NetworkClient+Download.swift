@@ -27,7 +27,8 @@ extension NetworkClient {
     /// Cancelling the promise cancels the transfer; a partly received body is deleted. In async
     /// code, await the promise's value: cancelling the task then cancels the download. The
     /// request's one deadline covers the whole download (it is not an idle timeout): give a large
-    /// download an endpoint ``Endpoint/timeout`` to match.
+    /// download an endpoint ``Endpoint/timeout`` to match, and an ``Endpoint/idleTimeout`` to end
+    /// it early when it stalls.
     ///
     /// ```swift
     /// let target = FileManager.default.temporaryDirectory.appendingPathComponent("video.mp4")

@@ -125,8 +125,12 @@ extension RequestExecution {
         // A plugin that replaced a file body (compressed or signed it) has what it made sent.
         let bodyReplaced = upload.map { sent.httpBody != nil || sent.httpBodyStream !== $0.stream } ?? false
         // Started once the attempt is `sending`; the transport's progress reports feed it.
-        let watch = idleTimeout.map { period in
-            IdleWatch(period: period, scheduler: core.configuration.scheduler) { [self] in idleTimeoutFired(attempt: attempt) }
+        // Weak: the watch lives in the request's deadline, and a scheduler that never runs the
+        // check must not keep the request (and its promise) alive.
+        let watch = idleTimeout.flatMap { $0.isFinite ? $0 : nil }.map { period in
+            IdleWatch(period: period, scheduler: core.configuration.scheduler) { [weak self] in
+                self?.idleTimeoutFired(attempt: attempt)
+            }
         }
         let attemptContext = context(
             forAttempt: attempt, uploadFile: bodyReplaced ? nil : upload?.resolved, resuming: partial, watch: watch)

@@ -19,7 +19,9 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     let request: URLRequest
     let method: HTTPMethod
     let timeout: TimeInterval
-    /// Seconds an attempt may go without progress (``Endpoint/idleTimeout``); `nil` for none.
+    /// Seconds an attempt may go without progress (``Endpoint/idleTimeout``); `nil` when neither
+    /// the endpoint nor the client sets one; `.infinity` for none (a stream then has no limit
+    /// between pieces either).
     let idleTimeout: TimeInterval?
     let retryPolicy: RetryPolicy?
     let requiresAuthentication: Bool
@@ -84,8 +86,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.request = request
         self.method = endpoint.method
         self.timeout = request.timeoutInterval
-        // The builder refused zero, negative and NaN; infinity means none.
-        self.idleTimeout = (endpoint.idleTimeout ?? core.configuration.idleTimeout).flatMap { $0.isFinite ? $0 : nil }
+        // The builder refused zero, negative and NaN.
+        self.idleTimeout = endpoint.idleTimeout ?? core.configuration.idleTimeout
         let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
         self.retryPolicy = retryPolicy
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),

@@ -136,7 +136,10 @@ final class IdleTimeoutTests: XCTestCase {
     func test_givenARetryPolicy_whenAnAttemptStalls_thenTheRetryGetsAFreshIdlePeriodAndSucceeds() {
         let clock = VirtualClock()
         let client = NetworkClient.stubbing()
-            .sequence([StubResponse(status: 200, body: Data("{}".utf8), delay: 10), .json(#"{"second":true}"#)])
+            .sequence([
+                StubResponse(status: 200, body: Data("{}".utf8), delay: 10),
+                StubResponse(status: 200, body: Data(#"{"second":true}"#.utf8), delay: 2),
+            ])
             .makeClient(configuration: configuration(clock, idle: 3))
         var request = idle(nil)
         request.retryPolicy = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), jitter: 0)
@@ -145,7 +148,82 @@ final class IdleTimeoutTests: XCTestCase {
         clock.advance(by: 3)
         XCTAssertTrue(clock.waitUntilPending(dueAt: 4), "the retry's delay")
         clock.advance(by: 1)
-        XCTAssertEqual(try settle(promise)?.get()["second"].bool, true)
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 6), "the retry's answer, 2 s after it was sent")
+        clock.advance(by: 2)
+        XCTAssertEqual(try settle(promise)?.get()["second"].bool, true, "2 s is within the retry's own idle period")
+        XCTAssertTrue(clock.waitUntilPending(atMost: 0), "no watch is left behind")
+    }
+
+    func test_givenAWatchRunning_whenTheCallerCancels_thenNoCheckIsLeftBehind() {
+        let clock = VirtualClock()
+        let transport = TricklingTransport(reports: 10, answers: false)
+        let client = NetworkClient(configuration: configuration(clock, idle: 3), transport: transport)
+        let promise = client.request(Request<JSON>("transfer"))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 3), "the watch's first check")
+        clock.advance(by: 1)
+        promise.cancel()
+        XCTAssertTrue(isCancelled(settle(promise)))
+        XCTAssertEqual(transport.cancelCount, 1)
+        XCTAssertTrue(clock.waitUntilPending(atMost: 0), "the deadline, the reports and the watch's check are gone")
+    }
+
+    func test_givenAWatchRunning_whenTheDeadlinePassesFirst_thenTheAttemptTimesOutAndNoCheckIsLeftBehind() {
+        let clock = VirtualClock()
+        let transport = TricklingTransport(reports: 10, answers: false)
+        var configuration = configuration(clock, idle: 3)
+        configuration.timeout = 5
+        let client = NetworkClient(configuration: configuration, transport: transport)
+        let promise = client.request(Request<JSON>("transfer"))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 5), "the deadline")
+        clock.advance(by: 5)   // reports every second: the watch never finds the transfer idle
+        XCTAssertEqual(outcomeName(settle(promise)), "timedOut")
+        XCTAssertEqual(transport.cancelCount, 1)
+        XCTAssertTrue(clock.waitUntilPending(atMost: 0), "the watch stopped with the deadline")
+    }
+
+    func test_givenAStreamingStubAnsweringARequestThatDoesNotStream_whenEachPieceComesWithinTheIdlePeriod_thenItCompletes() {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing()
+            .sequence([.streaming(["{", "\"n\":", "1", "}"].map { Data($0.utf8) }, every: 2)])
+            .makeClient(configuration: configuration(clock, idle: 3))
+        let promise = client.request(Request<JSON>("joined"))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 2), "the first piece")
+        clock.advance(by: 8)   // 8 s in all, a piece every 2 s
+        XCTAssertEqual(try settle(promise)?.get(), ["n": 1])
+    }
+
+    // MARK: Streams
+
+    private func streamingClient(_ clock: VirtualClock, idle: TimeInterval) -> NetworkClient {
+        NetworkClient.stubbing()
+            .sequence([.streaming([Data("a".utf8), Data("b".utf8)], every: 10)])
+            .makeClient(configuration: configuration(clock, idle: idle))
+    }
+
+    func test_givenAStreamWithAnIdleTimeout_whenNoPieceComesForThatLong_thenTheBodyTimesOut() async throws {
+        let clock = VirtualClock()
+        let response = try await streamingClient(clock, idle: 3).stream(Request<HTTPResponse>("feed"))
+        var pieces = response.makeAsyncIterator()
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 3), "the body's idle check, not the 60 s timeout")
+        clock.advance(by: 3)
+        await XCTAssertThrowsAsync(try await pieces.next()) { error in
+            XCTAssertEqual((error as? NetworkError)?.shortName, "timedOut", "\(error)")
+        }
+    }
+
+    func test_givenAStreamWhoseIdleTimeoutIsInfinite_whenPiecesComeSlowly_thenTheBodyHasNoLimitBetweenThem() async throws {
+        let clock = VirtualClock()
+        var feed = Request<HTTPResponse>("feed")
+        feed.idleTimeout = .infinity   // over the client's 3 s, and over the 60 s timeout too
+        let response = try await streamingClient(clock, idle: 3).stream(feed)
+        var pieces = response.makeAsyncIterator()
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 10), "the first piece")
+        clock.advance(by: 10)
+        let first = try await pieces.next()
+        XCTAssertEqual(first, Data("a".utf8))
+        clock.advance(by: 70)
+        let second = try await pieces.next()
+        XCTAssertEqual(second, Data("b".utf8))
     }
 
     func test_givenAPausedClient_whenTheRequestIsHeldLongerThanTheIdlePeriod_thenOnlyItsTimeWithTheTransportCounts() {

@@ -77,6 +77,26 @@ final class ProgressTests: XCTestCase {
         XCTAssertEqual(reports.values, ["sent 5000 of 5000 bytes, received 2 of 2 bytes"])
     }
 
+    func test_givenAStreamingStub_whenTheRequestDoesNotStream_thenEachPieceIsReportedAsItWouldArrive() throws {
+        let clock = VirtualClock()
+        var configuration = NetworkClient.Configuration(baseURL: try baseURL())
+        configuration.scheduler = clock
+        let client = NetworkClient.stubbing()
+            .sequence([.streaming([Data("{}".utf8), Data("  ".utf8)], every: 1)])
+            .makeClient(configuration: configuration)
+        let reports = Recorder()
+        let queue = DispatchQueue(label: "progress.reports")
+        let promise = client.request(Request<JSON>("joined"), progress: ProgressHandler(queue: queue) { reports.record("\($0)") })
+        for second in 1...2 {
+            XCTAssertTrue(clock.waitUntilPending(dueAt: Double(second)), "piece \(second)")
+            clock.advance(by: 1)
+            // A report waiting on the queue would be replaced by a newer one: let it run first.
+            XCTAssertTrue(eventually { reports.values.count == second }, "report \(second)")
+        }
+        XCTAssertEqual(outcomeName(settle(promise)), "ok")
+        XCTAssertEqual(reports.values, ["sent 0 of 0 bytes, received 2 of 4 bytes", "sent 0 of 0 bytes, received 4 of 4 bytes"])
+    }
+
     func test_givenAStubFailure_whenProgressIsRequested_thenNoReportArrives() throws {
         let client = NetworkClient.stubbing().failure(URLError(.notConnectedToInternet)).makeClient()
         let reports = Recorder()

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// Plays a ``StubResponse/streaming(_:every:status:headers:delay:)`` stub: the head after the
 /// stub's delay, then one piece per interval into the request's ``ResponseBodyStream``, each
 /// scheduled by the one before on the client's scheduler; or, for a request that does not
-/// stream, the joined body once the last piece would have arrived.
+/// stream, a progress report as each piece would arrive, and the joined body with the last.
 final class StubPieceFeeder: Sendable {
     private struct State: Sendable {
         var next: ScheduledWork?
@@ -29,7 +29,7 @@ final class StubPieceFeeder: Sendable {
 
     /// Starts answering `stub` and returns the task that stops it.
     static func send(
-        _ stub: StubResponse, head: HTTPResponse, context: TransportContext,
+        _ stub: StubResponse, head: HTTPResponse, for request: URLRequest, context: TransportContext,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) -> any TransportTask {
         let feeder = StubPieceFeeder(pieces: stub.pieces, interval: stub.pieceInterval, scheduler: context.scheduler)
@@ -37,9 +37,7 @@ final class StubPieceFeeder: Sendable {
         feeder.schedule(after: stub.delay) {
             guard let stream, stream.shouldStream(head) else {
                 // Not streamed: the whole body once the last piece would have arrived.
-                return feeder.schedule(after: stub.pieceInterval * Double(stub.pieces.count)) {
-                    completion(.success(head))
-                }
+                return feeder.join(from: 0, received: 0, head: head, request: request, progress: context.progress, completion: completion)
             }
             var emptyHead = head
             emptyHead.body = Data()
@@ -76,6 +74,21 @@ final class StubPieceFeeder: Sendable {
             return true
         }
         if !keep { scheduled.cancel() }
+    }
+
+    /// Reports the pieces from `index` on as they would arrive (an idle timeout sees the transfer
+    /// move), then answers with the joined body in `head`.
+    private func join(
+        from index: Int, received: Int64, head: HTTPResponse, request: URLRequest,
+        progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) {
+        guard index < pieces.count else { return completion(.success(head)) }
+        schedule(after: interval) { [self] in
+            let now = received + Int64(pieces[index].count)
+            progress?(StubTransport.progress(of: request, received: now, of: Int64(head.body.count)))
+            join(from: index + 1, received: now, head: head, request: request, progress: progress, completion: completion)
+        }
     }
 
     private func feed(from index: Int, into stream: ResponseBodyStream) {

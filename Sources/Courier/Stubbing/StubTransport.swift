@@ -22,6 +22,18 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
     /// Where requests answered with ``StubResponse/passthrough`` go.
     var passthroughTransport: (any HTTPTransport)? { plan.passthroughTransport }
 
+    /// A report of everything `request` sends, and `received` bytes of `total` received.
+    static func progress(of request: URLRequest, received: Int64, of total: Int64) -> TransferProgress {
+        // A file body (a `.file`, a staged form) streams: its size is the `Content-Length` each
+        // attempt sets from the file.
+        let streamed = request.httpBodyStream == nil
+            ? nil : request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        let sent = streamed ?? Int64(request.httpBody?.count ?? 0)
+        return TransferProgress(
+            bytesSent: sent, totalBytesToSend: request.httpBodyStream == nil || streamed != nil ? sent : nil,
+            bytesReceived: received, totalBytesToReceive: total)
+    }
+
     func send(
         _ request: URLRequest, context: TransportContext,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
@@ -43,21 +55,14 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
             }
         }
         if !stub.pieces.isEmpty, case .success(let head) = outcome {
-            return StubPieceFeeder.send(stub, head: head, context: context, completion: completion)
+            return StubPieceFeeder.send(stub, head: head, for: request, context: context, completion: completion)
         }
         let progress = context.progress
         let work = context.scheduler.schedule(after: stub.delay) {
             // One report when the stub answers: everything sent, everything received.
             if let progress, case .success(let response) = outcome {
-                // A file body (a `.file`, a staged form) streams: its size is the `Content-Length`
-                // each attempt sets from the file.
-                let streamed = request.httpBodyStream == nil
-                    ? nil : request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-                let sent = streamed ?? Int64(request.httpBody?.count ?? 0)
                 let received = Int64(response.body.count)
-                progress(TransferProgress(
-                    bytesSent: sent, totalBytesToSend: request.httpBodyStream == nil || streamed != nil ? sent : nil,
-                    bytesReceived: received, totalBytesToReceive: received))
+                progress(Self.progress(of: request, received: received, of: received))
             }
             completion(outcome)
         }
