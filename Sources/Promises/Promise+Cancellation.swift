@@ -7,7 +7,8 @@ extension Promise: PromiseUpstream {
     /// promise the chain started from, so the underlying work (a network request, a timer)
     /// stops. Cancelling a settled promise does nothing.
     ///
-    /// A promise shared by several chains is cancelled for all of them.
+    /// A promise shared by several chains is cancelled for all of them; to let each chain stop
+    /// on its own, hand them promises from ``shared()``.
     ///
     /// ```swift
     /// let request = client.request(Feed.latest).done { show($0) }

@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+import Promises
+import XCTest
+
+/// `shared()`: consumers that cancel on their own; the work upstream stops with the last one.
+final class SharedPromiseTests: XCTestCase {
+    func test_givenTwoConsumers_whenOneCancels_thenTheOtherStillGetsTheValueAndTheWorkGoesOn() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        let shared = producer.shared()
+        let header = shared.promise().map { "header \($0)" }
+        let settings = shared.promise().map { "settings \($0)" }
+        settings.cancel()
+        XCTAssertEqual(settledError(settings) as? PromiseError, .cancelled)
+        XCTAssertEqual(hookRuns.value, 0, "the other consumer still waits")
+        XCTAssertTrue(producer.isPending)
+        resolver.fulfill(7)
+        XCTAssertEqual(value(of: header), "header 7")
+    }
+
+    func test_givenEveryConsumerCancels_whenTheLastOneDoes_thenTheWorkUpstreamIsCancelledOnce() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        defer { withExtendedLifetime(resolver) {} }
+        let shared = producer.shared()
+        let consumers = (0..<3).map { _ in shared.promise() }
+        consumers[0].cancel()
+        consumers[1].cancel()
+        XCTAssertEqual(hookRuns.value, 0)
+        consumers[2].timeout(seconds: 0).cancel()   // a time-out or a chain's cancel counts too
+        XCTAssertEqual(hookRuns.value, 1)
+        XCTAssertTrue(producer.isCancelled)
+        consumers[2].cancel()   // already cancelled: no second count-down
+        XCTAssertEqual(hookRuns.value, 1)
+        XCTAssertFalse(shared.isPending)
+    }
+
+    func test_givenATimeoutOnOneConsumer_whenItFires_thenOnlyThatConsumerTimesOut() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        let shared = producer.shared()
+        let patient = shared.promise()
+        let hasty = shared.promise().timeout(seconds: 0.01)
+        XCTAssertEqual(error(of: hasty) as? PromiseError, .timedOut)
+        XCTAssertEqual(hookRuns.value, 0)
+        resolver.fulfill(3)
+        XCTAssertEqual(value(of: patient), 3)
+    }
+
+    func test_givenTheSharedPromiseIsCancelled_thenEveryConsumerIsCancelled() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        defer { withExtendedLifetime(resolver) {} }
+        let shared = producer.shared()
+        let consumers = (0..<2).map { _ in shared.promise() }
+        producer.cancel()
+        XCTAssertEqual(hookRuns.value, 1)
+        for consumer in consumers { XCTAssertEqual(error(of: consumer) as? PromiseError, .cancelled) }
+    }
+
+    func test_givenASettledSharedPromise_whenAConsumerIsMadeLater_thenItGetsTheResult() {
+        let (producer, resolver, _) = cancellableProducer(Int.self)
+        let shared = producer.shared()
+        resolver.reject(TestError(4))
+        XCTAssertEqual(error(of: shared.promise()) as? TestError, TestError(4))
+        let cancelledEarlier = Promise<Int>.pending()
+        let sharedCancel = cancelledEarlier.promise.shared()
+        sharedCancel.promise().cancel()   // the last consumer: the shared one is cancelled
+        XCTAssertEqual(error(of: sharedCancel.promise()) as? PromiseError, .cancelled, "a later consumer hears of it")
+        withExtendedLifetime(cancelledEarlier.resolver) {}
+    }
+
+    func test_givenConsumersOnManyThreads_whenTheyCancelWhileTheValueArrives_thenEachSettlesOnceAndTheWorkIsCancelledAtMostOnce() {
+        for round in 0..<50 {
+            let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+            let shared = producer.shared()
+            let settled = Counter()
+            let group = DispatchGroup()
+            let consumers = Box<[Promise<Int>?]>(Array(repeating: nil, count: 200))
+            DispatchQueue.concurrentPerform(iterations: 200) { index in
+                group.enter()
+                let consumer = shared.promise()
+                _ = consumer.tap { _ in
+                    _ = settled.increment()
+                    group.leave()
+                }
+                consumers.mutate { $0[index] = consumer }
+            }
+            // Even rounds: every consumer cancels; odd rounds: half of them keep waiting.
+            DispatchQueue.concurrentPerform(iterations: 200) { index in
+                if index.isMultiple(of: 2) || round.isMultiple(of: 2) { consumers.get()[index]?.cancel() }
+                if index == 150 { resolver.fulfill(index) }
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + testTimeout), .success, "round \(round): a consumer never settled")
+            XCTAssertEqual(settled.value, 200, "round \(round)")
+            XCTAssertLessThanOrEqual(hookRuns.value, 1, "round \(round)")
+            if round.isMultiple(of: 2) {
+                XCTAssertEqual(hookRuns.value == 1, producer.isCancelled, "round \(round): cancelled exactly when the hook ran")
+            } else {
+                XCTAssertEqual(hookRuns.value, 0, "round \(round): consumers still waited")
+                XCTAssertEqual(try? producer.wait(), 150, "round \(round)")
+            }
+        }
+    }
+
+    func test_givenASettledSharedPromise_whenEverythingIsReleased_thenItAndItsConsumersAreFreed() {
+        weak var weakShared: SharedPromise<Int>?
+        weak var weakConsumer: Promise<Int>?
+        do {
+            let (producer, resolver) = Promise<Int>.pending()
+            let shared = producer.shared()
+            let consumer = shared.promise()
+            let cancelled = shared.promise()
+            cancelled.cancel()
+            weakShared = shared
+            weakConsumer = consumer
+            resolver.fulfill(1)
+            XCTAssertEqual(value(of: consumer), 1)
+        }
+        XCTAssertNil(weakShared)
+        XCTAssertNil(weakConsumer)
+    }
+}
