@@ -17,7 +17,8 @@ extension Promise {
     /// settings.cancel()                       // the header still gets the profile
     /// ```
     ///
-    /// Cancel this promise itself to stop the work for everybody.
+    /// To stop the work for everybody, cancel this promise itself or call
+    /// ``SharedPromise/cancel()``.
     ///
     /// - Returns: The shared promise; each ``SharedPromise/promise()`` call makes a consumer.
     public func shared() -> SharedPromise<Value> {
@@ -36,6 +37,16 @@ extension Promise {
 /// upstream. A consumer made after that (or after the shared promise settled) gets its result
 /// at once. So make the consumers that must not miss the result before others may cancel: a
 /// count of waiting consumers that drops to zero, even for a moment, stops the work.
+///
+/// - A consumer is cancelled by anything that cancels its promise: ``Promise/cancel()`` on it or
+///   on a chain built from it, a ``Promise/timeout(seconds:)`` (the time-out's own promise rejects
+///   with ``PromiseError/timedOut``, the consumer with ``PromiseError/cancelled``), or a `when`,
+///   `race` or `attempt` it was given to that cancels its inputs.
+/// - A consumer that is dropped without being cancelled still counts as waiting (promises do
+///   not cancel when released): the others cancelling then never stop the work.
+/// - Until the shared promise settles, it keeps each consumer made from it, cancelled ones too
+///   (a settled promise, about 130 bytes each): make consumers for the callers that need one,
+///   not in a loop that runs for as long as the work does.
 ///
 /// `@unchecked Sendable`: both stored properties are constants, a promise (itself thread-safe)
 /// and a lock-box.
@@ -62,6 +73,12 @@ public final class SharedPromise<Value: Sendable>: @unchecked Sendable {
 
     /// Whether the shared promise has not settled yet.
     public var isPending: Bool { source.isPending }
+
+    /// Cancels the shared promise, and with it every consumer and the work upstream, whatever
+    /// the consumers still waiting; see ``Promise/cancel()``.
+    public func cancel() {
+        source.cancel()
+    }
 }
 
 extension SharedPromise: PromiseUpstream {

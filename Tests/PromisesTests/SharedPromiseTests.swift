@@ -45,14 +45,15 @@ final class SharedPromiseTests: XCTestCase {
         XCTAssertEqual(value(of: patient), 3)
     }
 
-    func test_givenTheSharedPromiseIsCancelled_thenEveryConsumerIsCancelled() {
+    func test_givenTheSharedPromiseIsCancelled_thenEveryConsumerAndTheWorkAreCancelled() {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         defer { withExtendedLifetime(resolver) {} }
         let shared = producer.shared()
         let consumers = (0..<2).map { _ in shared.promise() }
-        producer.cancel()
+        shared.cancel()
         XCTAssertEqual(hookRuns.value, 1)
         for consumer in consumers { XCTAssertEqual(error(of: consumer) as? PromiseError, .cancelled) }
+        XCTAssertTrue(producer.isCancelled)
     }
 
     func test_givenASettledSharedPromise_whenAConsumerIsMadeLater_thenItGetsTheResult() {
