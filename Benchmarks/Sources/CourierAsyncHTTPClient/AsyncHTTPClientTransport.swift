@@ -44,6 +44,11 @@ import FoundationNetworking
 ///   read/connect timeouts `URLError(.timedOut)`; the client maps those to
 ///   `NetworkError.cancelled` and `.timedOut`. Anything else becomes
 ///   `NetworkError.transport(underlying:)` in the client, with AsyncHTTPClient's error inside.
+///
+/// What it does not map: progress (`context.progress`). A `ProgressHandler` gets no reports, and
+/// an endpoint or client `idleTimeout` sees no activity, so it ends every attempt after one idle
+/// period: leave `idleTimeout` unset with this transport, or report each body part from a
+/// delegate of your own.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The AsyncHTTPClient instance that sends the requests; owned and shut down by the caller.
     public let client: HTTPClient
