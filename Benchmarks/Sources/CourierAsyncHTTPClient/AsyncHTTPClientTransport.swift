@@ -43,12 +43,10 @@ import FoundationNetworking
 /// - errors: AsyncHTTPClient's cancellation becomes `URLError(.cancelled)`, its deadline and
 ///   read/connect timeouts `URLError(.timedOut)`; the client maps those to
 ///   `NetworkError.cancelled` and `.timedOut`. Anything else becomes
-///   `NetworkError.transport(underlying:)` in the client, with AsyncHTTPClient's error inside.
-///
-/// What it does not map: progress (`context.progress`). A `ProgressHandler` gets no reports, and
-/// an endpoint or client `idleTimeout` sees no activity, so it ends every attempt after one idle
-/// period: leave `idleTimeout` unset with this transport, or report each body part from a
-/// delegate of your own.
+///   `NetworkError.transport(underlying:)` in the client, with AsyncHTTPClient's error inside;
+/// - progress: when the caller listens (`context.progress`: a `ProgressHandler`, or an
+///   `idleTimeout`), a report once the request body is sent, when the head arrives and with each
+///   body part (see ``ProgressReportingDelegate``), so an idle timeout sees the transfer move.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The AsyncHTTPClient instance that sends the requests; owned and shut down by the caller.
     public let client: HTTPClient
@@ -100,8 +98,17 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let stream = context.bodyStream {
             return sendStreaming(outgoing, url: url, limit: limit, stream: stream, completion: completion)
         }
-        let delegate = ResponseAccumulator(request: outgoing, maxBodySize: limit)
         let deadline = Self.deadline(for: request.timeoutInterval)
+        if let progress = context.progress {
+            let sent = Int64(request.httpBody?.count ?? 0)
+            let reporting = ProgressReportingDelegate(url: url, limit: limit, sent: sent, progress: progress)
+            let task = client.execute(request: outgoing, delegate: reporting, deadline: deadline)
+            task.futureResult.whenComplete { result in
+                completion(result.mapError { Self.translate($0, limit: context.maximumResponseSize) })
+            }
+            return ProgressReportingTask(task: task)
+        }
+        let delegate = ResponseAccumulator(request: outgoing, maxBodySize: limit)
         let task = client.execute(request: outgoing, delegate: delegate, deadline: deadline)
         task.futureResult.whenComplete { result in
             switch result {

@@ -16,6 +16,7 @@ private struct Probe: Endpoint {
     var headers: [String: String] = [:]
     var body: RequestBody = .none
     var timeout: TimeInterval? = 5
+    var idleTimeout: TimeInterval?
 }
 
 /// `courier-bench check-adapter`: what `AsyncHTTPClientTransport` promises in its documentation,
@@ -111,6 +112,29 @@ func runAdapterChecks() -> Int {
         expect("the client's deadline ends a silent request with .timedOut", false, "\(clientTimeout)")
     }
 
+    // Progress: a listener hears the body arrive, up to its whole size.
+    let reports = ReportLog()
+    let reported = Result {
+        try client.request(Probe(path: "echo", method: .post, body: .data(Data("ping".utf8), contentType: "text/plain")),
+                           progress: ProgressHandler { reports.add($0) }).wait()
+    }
+    let last = reports.last
+    expect("a progress handler hears the whole body sent and received",
+           (try? reported.get()) != nil && last?.bytesSent == 4 && last?.bytesReceived == 4 && last?.totalBytesToReceive == 4,
+           "\(reported), last report \(String(describing: last))")
+
+    // Idle timeout: a silent server ends the attempt after the idle period, long before the deadline.
+    let started = Date()
+    let idle = outcome(Probe(path: "silent", timeout: 30, idleTimeout: 0.3))
+    if case .failure(NetworkError.timedOut) = idle, Date().timeIntervalSince(started) < 5 {
+        expect("an idleTimeout ends a silent request with .timedOut", true, "")
+    } else {
+        expect("an idleTimeout ends a silent request with .timedOut", false, "\(idle) after \(Date().timeIntervalSince(started)) s")
+    }
+    // ... and a request that answers at once is not cut short by it.
+    let quick = outcome(Probe(path: "headers", idleTimeout: 0.3))
+    expect("an idleTimeout lets a request that answers complete", (try? quick.get())?.statusCode == 200, "\(quick)")
+
     // Streaming: stream(_:) returns at the head, and the body arrives as it is sent.
     let firstPiece = waitAsync {
         for try await piece in try await client.stream(Probe(path: "chunks-hold")) {
@@ -200,4 +224,14 @@ extension Result where Failure == any Error {
         if case .failure(let error) = self { return (error as? URLError)?.code }
         return nil
     }
+}
+
+/// The progress reports one check hears, from the handler's queue.
+private final class ReportLog: Sendable {
+    private let lock = NSLock()
+    // nonisolated(unsafe): only touched while holding `lock`.
+    nonisolated(unsafe) private var reports: [TransferProgress] = []
+
+    func add(_ report: TransferProgress) { lock.withLock { reports.append(report) } }
+    var last: TransferProgress? { lock.withLock { reports.last } }
 }
