@@ -7,17 +7,22 @@ extension Endpoint {
     ///
     /// ```swift
     /// enum GitHub: Endpoint {
-    ///     case user(String), repositories(String)
+    ///     case user(String), searchRepositories(String)
     ///     var path: String {
     ///         switch self {
     ///         case .user(let name): "users/\(name)"
-    ///         case .repositories(let name): "users/\(name)/repos"
+    ///         case .searchRepositories: "search/repositories"
     ///         }
+    ///     }
+    ///     var query: [URLQueryItem] {
+    ///         guard case .searchRepositories(let text) = self else { return [] }
+    ///         return [URLQueryItem(name: "q", value: text)]
     ///     }
     /// }
     ///
     /// let user = try await client.send(GitHub.user("ada").decoding(User.self))
-    /// let repositories = try await client.send(GitHub.repositories("ada").decoding([Repository].self, atKeyPath: "items"))
+    /// // {"total_count": 2, "items": [{…}, {…}]}
+    /// let found = try await client.send(GitHub.searchRepositories("courier").decoding([Repository].self, atKeyPath: "items"))
     /// ```
     ///
     /// The result is a ``Request`` with every property of this endpoint (kept in
@@ -28,7 +33,8 @@ extension Endpoint {
     ///   - type: The type to decode the body into: any `Decodable & Sendable`, or `HTTPResponse`,
     ///     `Data`, `String`, ``JSON``, ``EmptyResponse`` as for any endpoint.
     ///   - keyPath: Where the value is inside the JSON body (see ``Endpoint/responseKeyPath``);
-    ///     default `nil`, this endpoint's own key path (usually none: the whole body).
+    ///     default `nil`, this endpoint's own key path (usually none: the whole body). Pass `""`
+    ///     for the whole body when the endpoint declares a key path (Moya's `nil`).
     /// - Returns: The request to send.
     public func decoding<Value: Decodable & Sendable>(_ type: Value.Type, atKeyPath keyPath: String? = nil) -> Request<Value> {
         var request = Request<Value>(copying: self)

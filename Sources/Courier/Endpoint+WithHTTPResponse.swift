@@ -7,9 +7,10 @@ extension Endpoint {
     /// This endpoint, answering with its decoded `Response` *and* the HTTP response it came
     /// from, for the one call that needs a header or the exact status.
     ///
-    /// Everything else is this endpoint's own: path, method, query, headers, body, timeout,
-    /// retry policy, authentication, sample data, accepted statuses and coders, so stubs, plugins and the authenticator
-    /// see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
+    /// Everything else is this endpoint's own (every ``Endpoint`` property: path, base URL,
+    /// method, query, headers, body, timeouts, cache policy, retry policy, authentication, sample
+    /// data, accepted statuses, coders, key path, adapters and retriers), so stubs, plugins and
+    /// the authenticator see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
     /// one that checks the endpoint's type should look at ``WithHTTPResponse/base`` too.)
     ///
     /// ```swift

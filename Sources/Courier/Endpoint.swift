@@ -211,8 +211,10 @@ public protocol Endpoint: Sendable {
     /// once when it answers (so a stub whose delay is longer times out) and a streaming stub each
     /// piece, and a transport of your
     /// own must report through `TransportContext.progress`, or its attempts time out after one
-    /// idle period. For ``NetworkClient/stream(_:)`` it also replaces ``timeout`` as the idle limit
-    /// between the body's pieces. `nil` or `.infinity` sets none; zero, a negative number or NaN
+    /// idle period. For ``NetworkClient/stream(_:)`` it is also the limit between the body's
+    /// pieces, before this endpoint's ``timeout``, the client's idle timeout and the client's
+    /// timeout, in that order (so a client-wide idle timeout does not cut short an event stream
+    /// whose endpoint allows more). `nil` or `.infinity` sets none; zero, a negative number or NaN
     /// fails the request with ``NetworkError/invalidRequest(reason:)``.
     var idleTimeout: TimeInterval? { get }
     /// Request retriers for this endpoint alone, asked *before* the client's

@@ -4,8 +4,9 @@ import Promises
 extension NetworkClient {
     /// Server-Sent Events from `endpoint` that survive a dropped connection, as a browser's
     /// `EventSource` does: when the connection ends (the server closed it, the network dropped,
-    /// or no data came for the idle period: ``Endpoint/idleTimeout`` or the client's when set,
-    /// else the request's timeout), the client waits, reconnects with
+    /// or no data came for the idle period: the endpoint's ``Endpoint/idleTimeout``, else its
+    /// timeout, else the client's idle timeout, else the client's timeout), the client waits,
+    /// reconnects with
     /// `Last-Event-ID` set to the last event ID it received, and the loop goes on.
     ///
     /// ```swift

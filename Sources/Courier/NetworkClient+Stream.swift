@@ -23,8 +23,9 @@ extension NetworkClient {
     ///   metadata read from the whole error body.
     ///
     /// **Timeouts.** The request's timeout (``Endpoint/timeout``, else the client's) covers the
-    /// time until the head arrives. After that the idle timeout applies (``Endpoint/idleTimeout``
-    /// or the client's when set, else the request's timeout; `.infinity` for none): the body ends
+    /// time until the head arrives. After that an idle limit applies (the endpoint's
+    /// ``Endpoint/idleTimeout``, else its ``Endpoint/timeout``, else the client's idle timeout,
+    /// else the client's timeout; `.infinity` for none): the body ends
     /// with ``NetworkError/timedOut`` (and the transfer is cancelled) when no piece arrives for a
     /// whole period (noticed within two), so a stream that keeps sending may last as long as it
     /// likes. The check runs on ``Configuration/scheduler``, so a ``VirtualClock`` drives it

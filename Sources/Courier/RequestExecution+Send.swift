@@ -217,6 +217,14 @@ extension RequestExecution {
         }
     }
 
+    /// The longest a streamed body may go without a piece: the endpoint's idle timeout, else its
+    /// timeout, else the client's idle timeout, else the client's timeout. The endpoint's own
+    /// settings come first, so that a client-wide `idleTimeout` meant for downloads does not cut
+    /// short an event stream whose endpoint allows minutes between events.
+    private var bodyIdleTimeout: TimeInterval {
+        endpoint.idleTimeout ?? endpoint.timeout ?? core.configuration.idleTimeout ?? timeout
+    }
+
     /// The context for attempt `attempt`: the shared one, or a copy when the caller asked for
     /// progress (its reports are tagged with the attempt, so late reports of an abandoned attempt
     /// are dropped) or when the file to send is not the shared context's.
@@ -246,7 +254,7 @@ extension RequestExecution {
                 accepting: { head in
                     accepted.contains(head.statusCode) && authenticator?.isAuthenticationFailure(head) != true
                 },
-                limit: context.maximumResponseSize, idleTimeout: idleTimeout ?? timeout, scheduler: context.scheduler)
+                limit: context.maximumResponseSize, idleTimeout: bodyIdleTimeout, scheduler: context.scheduler)
         }
         return tagged
     }

@@ -12,15 +12,15 @@ extension Promise {
     /// ```swift
     /// let profile = client.request(GetProfile()).shared()
     ///
-    /// header.show(profile.promise())          // each caller gets its own promise
-    /// let settings = profile.promise()
+    /// header.show(profile.makePromise())          // each caller gets its own promise
+    /// let settings = profile.makePromise()
     /// settings.cancel()                       // the header still gets the profile
     /// ```
     ///
     /// To stop the work for everybody, cancel this promise itself or call
     /// ``SharedPromise/cancel()``.
     ///
-    /// - Returns: The shared promise; each ``SharedPromise/promise()`` call makes a consumer.
+    /// - Returns: The shared promise; each ``SharedPromise/makePromise()`` call makes a consumer.
     public func shared() -> SharedPromise<Value> {
         SharedPromise(self)
     }
@@ -64,7 +64,7 @@ public final class SharedPromise<Value: Sendable>: @unchecked Sendable {
     /// leaves the other consumers alone.
     ///
     /// - Returns: A promise of the shared result for one consumer.
-    public func promise() -> Promise<Value> {
+    public func makePromise() -> Promise<Value> {
         let consumer = Promise<Value>(upstream: self)
         waiting.withLock { $0 += 1 }
         source._observe(.pipe(consumer))

@@ -24,6 +24,19 @@ final class EndpointDecodingTests: XCTestCase {
         var headers: [String: String] { ["X-Shop": "1"] }
         var query: [URLQueryItem] { [URLQueryItem(name: "v", value: "2")] }
         var acceptedStatusCodes: StatusCodeSet { .successful.union([409]) }
+        var timeout: TimeInterval? { 12 }
+        var idleTimeout: TimeInterval? { 4 }
+        var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 5, delayBeforeRetry: .seconds(1)) }
+        var requiresAuthentication: Bool { false }
+        var sampleData: Data { Data("sample".utf8) }
+        var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }
+        var baseURL: URL? { URL(string: "https://shop.example.net/api") }
+        var decoder: JSONDecoder? { Shop.sharedDecoder }
+        var requestAdapters: [any RequestAdapter] { [Shop.adapter] }
+        var requestRetriers: [any RequestRetrier] { [Shop.retrier] }
+        static let sharedDecoder = JSONDecoder()
+        static let adapter = RequestAdapterTests.HeaderAdapter()
+        static let retrier = RequestRetrierTests.ScriptedRetrier()
         var responseKeyPath: String? {
             switch self {
             case .user: nil
@@ -43,6 +56,26 @@ final class EndpointDecodingTests: XCTestCase {
         XCTAssertEqual(typed.acceptedStatusCodes, Shop.user(7).acceptedStatusCodes)
         XCTAssertTrue(typed.base is Shop, "plugins still see the endpoint it was made from")
         XCTAssertEqual(try settle(client.request(typed))?.get(), User(id: 7, name: "Ada"))
+    }
+
+    func test_givenAnEndpointThatSetsEveryProperty_whenDecodingAType_thenTheRequestKeepsEachOne() throws {
+        let typed = Shop.wrapped(1).decoding(User.self)
+        XCTAssertEqual(typed.path, "wrapped/users/1")
+        XCTAssertEqual(typed.method, .put)
+        XCTAssertEqual(typed.query, [URLQueryItem(name: "v", value: "2")])
+        XCTAssertEqual(typed.headers, ["X-Shop": "1"])
+        XCTAssertEqual(typed.timeout, 12)
+        XCTAssertEqual(typed.idleTimeout, 4)
+        XCTAssertEqual(typed.retryPolicy?.maximumRetryCount, 5)
+        XCTAssertFalse(typed.requiresAuthentication)
+        XCTAssertEqual(typed.sampleData, Data("sample".utf8))
+        XCTAssertEqual(typed.cachePolicy, .reloadIgnoringLocalCacheData)
+        XCTAssertEqual(typed.baseURL, Shop.wrapped(1).baseURL)
+        XCTAssertTrue(typed.decoder === Shop.sharedDecoder)
+        XCTAssertEqual(typed.responseKeyPath, "data")
+        XCTAssertTrue(typed.requestAdapters.first as? RequestAdapterTests.HeaderAdapter === Shop.adapter)
+        XCTAssertTrue(typed.requestRetriers.first as? RequestRetrierTests.ScriptedRetrier === Shop.retrier)
+        XCTAssertEqual(typed.acceptedStatusCodes, Shop.wrapped(1).acceptedStatusCodes)
     }
 
     func test_givenAKeyPath_whenDecoding_thenItReplacesTheEndpointsAndNilKeepsIt() throws {

@@ -211,6 +211,36 @@ final class IdleTimeoutTests: XCTestCase {
         }
     }
 
+    func test_givenAStreamWhoseEndpointSetsATimeout_whenTheClientHasAShorterIdleTimeout_thenTheEndpointsTimeoutIsTheLimitBetweenPieces() async throws {
+        let clock = VirtualClock()
+        var feed = Request<HTTPResponse>("feed")
+        feed.timeout = 15   // the endpoint allows 15 s between events; the client's 3 s is for others
+        let response = try await streamingClient(clock, idle: 3).stream(feed)
+        var pieces = response.makeAsyncIterator()
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 10), "the first piece")
+        clock.advance(by: 10)
+        let first = try await pieces.next()
+        XCTAssertEqual(first, Data("a".utf8))
+        clock.advance(by: 10)
+        let second = try await pieces.next()
+        XCTAssertEqual(second, Data("b".utf8))
+    }
+
+    func test_givenAnEndpointWithAnIdleTimeout_whenCopiedOrWrapped_thenTheCopyAndTheWrapperKeepIt() {
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing().delay(10).body(json: "{}").makeClient(configuration: configuration(clock))
+        let original = idle(3)
+        XCTAssertEqual(Request(original).idleTimeout, 3)
+        XCTAssertEqual(original.withHTTPResponse().idleTimeout, 3)
+        XCTAssertEqual(original.decoding(HTTPResponse.self).idleTimeout, 3)
+        let wrapped = client.request(original.withHTTPResponse())
+        let decoded = client.request(original.decoding(HTTPResponse.self))
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 3), "the watches' first checks")
+        clock.advance(by: 3)
+        XCTAssertEqual(outcomeName(settle(wrapped)), "timedOut")
+        XCTAssertEqual(outcomeName(settle(decoded)), "timedOut")
+    }
+
     func test_givenAStreamWhoseIdleTimeoutIsInfinite_whenPiecesComeSlowly_thenTheBodyHasNoLimitBetweenThem() async throws {
         let clock = VirtualClock()
         var feed = Request<HTTPResponse>("feed")

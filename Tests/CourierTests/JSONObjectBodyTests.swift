@@ -35,6 +35,24 @@ final class JSONObjectBodyTests: XCTestCase {
         XCTAssertEqual(json["admin"].bool, true, "a Bool stays a Bool, not 1")
     }
 
+    func test_givenFoundationValues_whenEncoded_thenNSNumbersKeepTheirKindAndNestedNilOptionalsAreNull() throws {
+        // What `JSONSerialization` and Objective-C hand over: numbers and Booleans as `NSNumber`.
+        let fromFoundation: [String: any Sendable] = [
+            "on": NSNumber(value: true), "n": NSNumber(value: 3), "x": NSNumber(value: 1.5),
+            "list": [NSNumber(value: false), NSNumber(value: 7)] as [any Sendable],
+        ]
+        let json = try sent(.jsonObject([
+            "parsed": fromFoundation, "big": NSNumber(value: UInt64.max), "small": NSNumber(value: Int8(-3)),
+            "flag": NSNumber(value: false), "twice": (Vault??).some(nil),
+        ]))
+        XCTAssertEqual(json["parsed"], ["on": true, "n": 3, "x": 1.5, "list": [false, 7]])
+        XCTAssertEqual(json["parsed"]["on"].bool, true, "a Foundation Boolean stays a Boolean")
+        XCTAssertEqual(json["flag"].bool, false)
+        XCTAssertEqual(json["small"].int, -3)
+        XCTAssertEqual(json["big"].double, Double(UInt64.max))
+        XCTAssertEqual(json["twice"], nil)
+    }
+
     func test_givenAKeyStrategy_whenEncoded_thenTheDictionarysKeysAreAsWrittenAndTheEncodersStrategiesApplyToTypes() throws {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

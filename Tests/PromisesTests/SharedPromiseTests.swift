@@ -8,8 +8,8 @@ final class SharedPromiseTests: XCTestCase {
     func test_givenTwoConsumers_whenOneCancels_thenTheOtherStillGetsTheValueAndTheWorkGoesOn() {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         let shared = producer.shared()
-        let header = shared.promise().map { "header \($0)" }
-        let settings = shared.promise().map { "settings \($0)" }
+        let header = shared.makePromise().map { "header \($0)" }
+        let settings = shared.makePromise().map { "settings \($0)" }
         settings.cancel()
         XCTAssertEqual(settledError(settings) as? PromiseError, .cancelled)
         XCTAssertEqual(hookRuns.value, 0, "the other consumer still waits")
@@ -22,11 +22,11 @@ final class SharedPromiseTests: XCTestCase {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         defer { withExtendedLifetime(resolver) {} }
         let shared = producer.shared()
-        let consumers = (0..<3).map { _ in shared.promise() }
+        let consumers = (0..<3).map { _ in shared.makePromise() }
         consumers[0].cancel()
         consumers[1].cancel()
         XCTAssertEqual(hookRuns.value, 0)
-        consumers[2].timeout(seconds: 0).cancel()   // a time-out or a chain's cancel counts too
+        consumers[2].map { $0 + 1 }.cancel()   // a chain built on a consumer cancels it too
         XCTAssertEqual(hookRuns.value, 1)
         XCTAssertTrue(producer.isCancelled)
         consumers[2].cancel()   // already cancelled: no second count-down
@@ -37,8 +37,8 @@ final class SharedPromiseTests: XCTestCase {
     func test_givenATimeoutOnOneConsumer_whenItFires_thenOnlyThatConsumerTimesOut() {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         let shared = producer.shared()
-        let patient = shared.promise()
-        let hasty = shared.promise().timeout(seconds: 0.01)
+        let patient = shared.makePromise()
+        let hasty = shared.makePromise().timeout(seconds: 0.01)
         XCTAssertEqual(error(of: hasty) as? PromiseError, .timedOut)
         XCTAssertEqual(hookRuns.value, 0)
         resolver.fulfill(3)
@@ -49,7 +49,7 @@ final class SharedPromiseTests: XCTestCase {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         defer { withExtendedLifetime(resolver) {} }
         let shared = producer.shared()
-        let consumers = (0..<2).map { _ in shared.promise() }
+        let consumers = (0..<2).map { _ in shared.makePromise() }
         shared.cancel()
         XCTAssertEqual(hookRuns.value, 1)
         for consumer in consumers { XCTAssertEqual(error(of: consumer) as? PromiseError, .cancelled) }
@@ -60,11 +60,11 @@ final class SharedPromiseTests: XCTestCase {
         let (producer, resolver, _) = cancellableProducer(Int.self)
         let shared = producer.shared()
         resolver.reject(TestError(4))
-        XCTAssertEqual(error(of: shared.promise()) as? TestError, TestError(4))
+        XCTAssertEqual(error(of: shared.makePromise()) as? TestError, TestError(4))
         let cancelledEarlier = Promise<Int>.pending()
         let sharedCancel = cancelledEarlier.promise.shared()
-        sharedCancel.promise().cancel()   // the last consumer: the shared one is cancelled
-        XCTAssertEqual(error(of: sharedCancel.promise()) as? PromiseError, .cancelled, "a later consumer hears of it")
+        sharedCancel.makePromise().cancel()   // the last consumer: the shared one is cancelled
+        XCTAssertEqual(error(of: sharedCancel.makePromise()) as? PromiseError, .cancelled, "a later consumer hears of it")
         withExtendedLifetime(cancelledEarlier.resolver) {}
     }
 
@@ -77,7 +77,7 @@ final class SharedPromiseTests: XCTestCase {
             let consumers = Box<[Promise<Int>?]>(Array(repeating: nil, count: 200))
             DispatchQueue.concurrentPerform(iterations: 200) { index in
                 group.enter()
-                let consumer = shared.promise()
+                let consumer = shared.makePromise()
                 _ = consumer.tap { _ in
                     _ = settled.increment()
                     group.leave()
@@ -107,8 +107,8 @@ final class SharedPromiseTests: XCTestCase {
         do {
             let (producer, resolver) = Promise<Int>.pending()
             let shared = producer.shared()
-            let consumer = shared.promise()
-            let cancelled = shared.promise()
+            let consumer = shared.makePromise()
+            let cancelled = shared.makePromise()
             cancelled.cancel()
             weakShared = shared
             weakConsumer = consumer
