@@ -211,19 +211,25 @@ final class IdleTimeoutTests: XCTestCase {
         }
     }
 
-    func test_givenAStreamWhoseEndpointSetsATimeout_whenTheClientHasAShorterIdleTimeout_thenTheEndpointsTimeoutIsTheLimitBetweenPieces() async throws {
+    /// Streams `feed` from a client whose idle timeout is 3 s, with pieces 10 s apart, and checks
+    /// both arrive when the clock moves 10 s and then `thenAdvance` seconds.
+    private func assertSlowPiecesArrive(_ feed: Request<HTTPResponse>, thenAdvance: TimeInterval) async throws {
         let clock = VirtualClock()
-        var feed = Request<HTTPResponse>("feed")
-        feed.timeout = 15   // the endpoint allows 15 s between events; the client's 3 s is for others
         let response = try await streamingClient(clock, idle: 3).stream(feed)
         var pieces = response.makeAsyncIterator()
         XCTAssertTrue(clock.waitUntilPending(dueAt: 10), "the first piece")
         clock.advance(by: 10)
         let first = try await pieces.next()
         XCTAssertEqual(first, Data("a".utf8))
-        clock.advance(by: 10)
+        clock.advance(by: thenAdvance)
         let second = try await pieces.next()
         XCTAssertEqual(second, Data("b".utf8))
+    }
+
+    func test_givenAStreamWhoseEndpointSetsATimeout_whenTheClientHasAShorterIdleTimeout_thenTheEndpointsTimeoutIsTheLimitBetweenPieces() async throws {
+        var feed = Request<HTTPResponse>("feed")
+        feed.timeout = 15   // the endpoint allows 15 s between events; the client's 3 s is for others
+        try await assertSlowPiecesArrive(feed, thenAdvance: 10)
     }
 
     func test_givenAnEndpointWithAnIdleTimeout_whenCopiedOrWrapped_thenTheCopyAndTheWrapperKeepIt() {
@@ -242,18 +248,9 @@ final class IdleTimeoutTests: XCTestCase {
     }
 
     func test_givenAStreamWhoseIdleTimeoutIsInfinite_whenPiecesComeSlowly_thenTheBodyHasNoLimitBetweenThem() async throws {
-        let clock = VirtualClock()
         var feed = Request<HTTPResponse>("feed")
         feed.idleTimeout = .infinity   // over the client's 3 s, and over the 60 s timeout too
-        let response = try await streamingClient(clock, idle: 3).stream(feed)
-        var pieces = response.makeAsyncIterator()
-        XCTAssertTrue(clock.waitUntilPending(dueAt: 10), "the first piece")
-        clock.advance(by: 10)
-        let first = try await pieces.next()
-        XCTAssertEqual(first, Data("a".utf8))
-        clock.advance(by: 70)
-        let second = try await pieces.next()
-        XCTAssertEqual(second, Data("b".utf8))
+        try await assertSlowPiecesArrive(feed, thenAdvance: 70)
     }
 
     func test_givenAPausedClient_whenTheRequestIsHeldLongerThanTheIdlePeriod_thenOnlyItsTimeWithTheTransportCounts() {
