@@ -121,6 +121,20 @@ final class ResumableDownloadIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
     }
 
+    func test_givenAnIdleTimeout_whenTheBodyStalls_thenTheAttemptEndsLongBeforeItsDeadlineAndTheRetryResumes() throws {
+        let key = counterKey()
+        // The stalled attempt's transfer ends (cancelled) well within the retry's delay.
+        let patient = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(2), jitter: 0)
+        var stalling = Request(endpoint(key, "cuts=70000&hold=1", retry: patient))   // a 20 s deadline
+        stalling.idleTimeout = 1
+        let started = Date()
+
+        try downloadWhole(stalling, named: "idle.bin")
+
+        XCTAssertEqual(try log(key).map(\.range), [nil, "bytes=70000-"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the idle watch ended the stalled attempt, not its deadline")
+    }
+
     func test_givenTheDeadlinePassesWhileTheRetryIsPrepared_thenTheNextRetryStillResumes() throws {
         let key = counterKey()
         let deadlines = HeldDeadlines(timeout: 20)
