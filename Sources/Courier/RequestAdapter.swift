@@ -66,6 +66,11 @@ import Promises
 /// return promise   // cancelling it leaves `tokenFetch` alone
 /// ```
 ///
+/// Or keep the fetch as a `SharedPromise` (`Promise.shared()`) and return
+/// `tokenFetch.makePromise().map { request.signed(with: $0) }`: each request then cancels only its
+/// own consumer, and the fetch stops once every request waiting on it has given up (start a new
+/// one on the next call when it was cancelled).
+///
 /// **Deadline and cancellation.** The request's timeout covers the adaptation: when it passes, or
 /// the caller cancels, the adapter's promise is cancelled (its `onCancel` hook runs, and an
 /// ``AsyncRequestAdapter``'s task is cancelled) and the request ends with
