@@ -56,7 +56,8 @@ public enum NetworkError: Error, Sendable {
     ///
     /// - Parameter underlying: the transport's error, usually a `URLError`.
     case transport(underlying: any Error)
-    /// The request did not complete within its timeout.
+    /// The request did not complete within its timeout (``Endpoint/timeout``), or an attempt went
+    /// without progress for its idle timeout (``Endpoint/idleTimeout``).
     case timedOut
     /// The request was cancelled before it completed.
     case cancelled
