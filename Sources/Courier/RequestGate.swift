@@ -59,79 +59,84 @@ final class RequestGate: Sendable {
         var isDraining = false
     }
 
-    /// The requests waiting on the queue, kept in ticket order so that a resume's release and
-    /// the submissions queued before it leave in the order they were issued, however they
+    /// The requests waiting on the queue, handed out in ticket order so that a resume's release
+    /// and the submissions queued before it leave in the order they were issued, however they
     /// interleave. A request is let go of as soon as it is taken out or withdrawn.
+    ///
+    /// The requests sit in a dictionary by ticket and their tickets in a binary min-heap (plain
+    /// integers: moving them retains nothing), so a release of `k` requests into a line of `n`
+    /// costs O(k log n) whatever their tickets; a sorted array had to be merged whole, retaining
+    /// and releasing every waiting request, on each resume whose release landed before the
+    /// requests already waiting (quadratic under a pause toggled often while thousands wait). A
+    /// withdrawn request leaves the dictionary at once; its ticket is skipped when it surfaces.
     struct ReadyLine: Sendable {
         typealias Entry = (ticket: UInt64, request: any GatedRequest)
-        private var entries: [(ticket: UInt64, request: (any GatedRequest)?)] = []
-        private var start = 0
+        private var requests: [UInt64: any GatedRequest] = [:]
+        /// The tickets of `requests` (and of withdrawn ones not yet surfaced) as a min-heap.
+        private var tickets: [UInt64] = []
 
-        var isEmpty: Bool { start == entries.count }
+        var isEmpty: Bool { requests.isEmpty }
 
-        /// Adds `batch` (sorted by ticket) in ticket order.
+        /// Adds `batch`. A ticket higher than every waiting one (the usual case: a submission
+        /// during a drain) sifts up no further than its own slot.
         mutating func insert(_ batch: [Entry]) {
-            guard let first = batch.first else { return }
-            if isEmpty {
-                entries = batch.map { ($0.ticket, $0.request) }
-                start = 0
-            } else if let last = entries.last, last.ticket < first.ticket {
-                entries += batch.lazy.map { ($0.ticket, $0.request) }   // the usual case: later tickets
-            } else if batch.count == 1 {
-                // A submission whose ticket was made just before another thread's: its place
-                // is a few slots from the end, found without copying the line.
-                var index = entries.count
-                while index > start && entries[index - 1].ticket > first.ticket { index -= 1 }
-                entries.insert((first.ticket, first.request), at: index)
-            } else {
-                var merged: [(ticket: UInt64, request: (any GatedRequest)?)] = []
-                merged.reserveCapacity(entries.count - start + batch.count)
-                var (i, j) = (start, 0)
-                while i < entries.count || j < batch.count {
-                    if j == batch.count || (i < entries.count && entries[i].ticket < batch[j].ticket) {
-                        merged.append(entries[i])
-                        i += 1
-                    } else {
-                        merged.append((batch[j].ticket, batch[j].request))
-                        j += 1
-                    }
-                }
-                entries = merged
-                start = 0
+            for (ticket, request) in batch {
+                requests[ticket] = request
+                tickets.append(ticket)
+                siftUp(from: tickets.count - 1)
             }
         }
 
         /// Takes the request with `ticket` out of the line (a withdrawal), if it is there.
         mutating func remove(ticket: UInt64) -> (any GatedRequest)? {
-            // The entries from `start` on are sorted by ticket: a binary search finds it.
-            var (low, high) = (start, entries.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].ticket < ticket { low = middle + 1 } else { high = middle }
-            }
-            guard low < entries.count, entries[low].ticket == ticket else { return nil }
-            defer { entries[low].request = nil }
-            return entries[low].request
+            guard let request = requests.removeValue(forKey: ticket) else { return nil }
+            if requests.isEmpty { clear() }   // only withdrawn tickets are left in the heap
+            return request
         }
 
         /// Removes and returns the entry with the lowest ticket.
         mutating func popFirst() -> Entry? {
-            while start < entries.count {
-                let (ticket, request) = entries[start]
-                entries[start].request = nil
-                start += 1
-                if start == entries.count {
-                    entries.removeAll(keepingCapacity: entries.count <= 64)
-                    start = 0
-                } else if start >= 1_024 && start * 2 >= entries.count {
-                    // A line that never empties (steady traffic during a drain) drops the
-                    // entries already taken now and then, so it does not grow for ever.
-                    entries.removeFirst(start)
-                    start = 0
+            while let ticket = tickets.first {
+                let last = tickets.removeLast()
+                if !tickets.isEmpty {
+                    tickets[0] = last
+                    siftDown(from: 0)
                 }
-                if let request { return (ticket, request) }
+                if let request = requests.removeValue(forKey: ticket) {
+                    if requests.isEmpty { clear() }
+                    return (ticket, request)
+                }
             }
             return nil
+        }
+
+        /// Empties the heap, keeping a small buffer for the next requests.
+        private mutating func clear() {
+            tickets.removeAll(keepingCapacity: tickets.capacity <= 64)
+            if requests.capacity > 64 { requests = [:] }
+        }
+
+        private mutating func siftUp(from index: Int) {
+            var child = index
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard tickets[child] < tickets[parent] else { return }
+                tickets.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        private mutating func siftDown(from index: Int) {
+            var parent = index
+            while true {
+                let left = 2 * parent + 1
+                guard left < tickets.count else { return }
+                let right = left + 1
+                let smaller = right < tickets.count && tickets[right] < tickets[left] ? right : left
+                guard tickets[smaller] < tickets[parent] else { return }
+                tickets.swapAt(parent, smaller)
+                parent = smaller
+            }
         }
     }
 

@@ -585,7 +585,7 @@ final class RequestGateTests: XCTestCase {
     }
 
     /// The line against a sorted reference: batches landing before, among and after what waits,
-    /// single entries placed from the end, and pops between them.
+    /// withdrawals anywhere, and pops between them.
     func test_givenRandomInsertsAndPops_thenTheReadyLineAlwaysGivesTheLowestTicket() {
         var line = RequestGate.ReadyLine()
         var reference: [UInt64] = []
@@ -597,10 +597,17 @@ final class RequestGateTests: XCTestCase {
         let log = Log()
         var used = Set<UInt64>()
         for _ in 0..<3_000 {
-            if random(3) == 0 {
+            switch random(6) {
+            case 0, 1:
                 let popped = line.popFirst()?.ticket
                 XCTAssertEqual(popped, reference.isEmpty ? nil : reference.removeFirst())
-            } else {
+            case 2 where !reference.isEmpty:
+                // A withdrawal anywhere in the line: never popped afterwards.
+                let ticket = reference.remove(at: Int(random(UInt64(reference.count))))
+                XCTAssertNotNil(line.remove(ticket: ticket))
+                XCTAssertNil(line.remove(ticket: ticket))
+                XCTAssertEqual(line.isEmpty, reference.isEmpty)
+            default:
                 let tickets = (0..<(1 + random(4))).map { _ in random(100_000) }.filter { used.insert($0).inserted }.sorted()
                 line.insert(tickets.map { ($0, Probe("\($0)", log: log)) })
                 reference = (reference + tickets).sorted()
