@@ -63,13 +63,33 @@ extension RequestExecution {
             return
         }
 
-        switch classified {
+        let plugins = core.configuration.plugins
+        switch plugins.isEmpty ? classified : Self.processed(classified, from: result, sent: sent, endpoint: endpoint, by: plugins) {
         case .success(var response):
             if let streamed { response.streamedBody = streamed }
             deliver(response, decodeElsewhere: decodeElsewhere)
         case .failure(let error):
             retryOrFail(error, sent: sent)
         }
+    }
+
+    /// `classified` as the plugins' ``RequestPlugin/process(_:for:endpoint:)`` leave it, each
+    /// given what the one before returned. A download's body file that the outcome no longer
+    /// carries is deleted, and an error never carries one.
+    @inline(never)
+    private static func processed(
+        _ classified: Result<HTTPResponse, NetworkError>, from result: Result<HTTPResponse, any Error>,
+        sent: URLRequest, endpoint: any Endpoint, by plugins: [any RequestPlugin]
+    ) -> Result<HTTPResponse, NetworkError> {
+        var outcome = classified
+        for plugin in plugins { outcome = plugin.process(outcome, for: sent, endpoint: endpoint) }
+        if case .success(let original) = result, let file = original.bodyFileURL {
+            var kept = false
+            if case .success(let response) = outcome { kept = response.bodyFileURL == file }
+            if !kept { DownloadStorage.discard(original) }
+        }
+        if case .failure(let error) = outcome { return .failure(error.withoutBodyFile()) }
+        return outcome
     }
 
     /// `response`, or the error the client's ``NetworkClient/Configuration/responseValidator``

@@ -67,6 +67,53 @@ public protocol RequestPlugin: Sendable {
     ///   - endpoint: the endpoint the caller passed.
     func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint)
 
+    /// Returns the outcome the client goes on with in place of `result` (Moya's
+    /// `process(_:target:)`): rewrite a body before it is decoded, turn an error reported inside a
+    /// `200` into a ``NetworkError``, or answer an error with a response of your own.
+    ///
+    /// It runs once per attempt whose response or transport error reached the client, right after
+    /// ``didReceive(_:for:endpoint:)`` (which sees `result` as it arrived), and before the retry
+    /// decision, decoding and delivery: an error it returns can be retried like any other
+    /// (``RetryPolicy``, the request retriers), and a response it returns is decoded as if the
+    /// server had sent it. Plugins run in the order of the client's `plugins`, each given what the
+    /// one before returned.
+    ///
+    /// It does not see:
+    /// - an attempt the authenticator calls an authentication failure (that attempt is replayed
+    ///   after a refresh, or the request fails with ``NetworkError/authenticationFailed(underlying:)``);
+    /// - the client's own endings: the request's deadline (``NetworkError/timedOut``),
+    ///   ``NetworkError/cancelled``, and a request that could not be built.
+    ///
+    /// A streamed response (``NetworkClient/stream(_:)``) is seen as its head, and its body goes
+    /// on streaming to the caller when the outcome is a success. A download's body is in the file
+    /// at ``HTTPResponse/bodyFileURL``: keep that URL to keep the file (it is then moved to the
+    /// destination), or return a response with the body in memory, which is written there instead.
+    ///
+    /// ```swift
+    /// /// Turns `{"ok":false,"error":{...}}` inside a 2xx into a client error the caller can match.
+    /// struct EnvelopeErrors: RequestPlugin {
+    ///     func process(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest,
+    ///                  endpoint: any Endpoint) -> Result<HTTPResponse, NetworkError> {
+    ///         guard case .success(let response) = result,
+    ///               let json = try? JSON(data: response.body), json["ok"].bool == false else { return result }
+    ///         return .failure(.clientError(statusCode: 422, metadata: ServerMetadata.parse(response), response: response))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// It runs on the thread that received the answer, so keep it short and thread-safe.
+    ///
+    /// - Parameters:
+    ///   - result: The attempt's response, classified: a status the endpoint does not accept, or
+    ///     that the client's ``NetworkClient/Configuration/responseValidator`` rejected, is already
+    ///     a ``NetworkError``. After the first plugin, what the plugin before returned.
+    ///   - request: The request as sent.
+    ///   - endpoint: The endpoint the caller passed.
+    /// - Returns: The outcome to go on with; `result` unchanged by default.
+    func process(
+        _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint
+    ) -> Result<HTTPResponse, NetworkError>
+
     /// Called once per request when it ends, after its last attempt and its decoding, just before
     /// the caller gets the result: with how it ended and how long it took (see
     /// ``RequestMetrics``). Every request the client started calls it exactly once, whether it
@@ -113,6 +160,12 @@ extension RequestPlugin {
     /// Default: calls ``didReceive(_:for:)``.
     public func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint) {
         didReceive(result, for: request)
+    }
+    /// Default: returns `result` unchanged.
+    public func process(
+        _ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint
+    ) -> Result<HTTPResponse, NetworkError> {
+        result
     }
     /// Default: does nothing.
     public func didFinish(
