@@ -3,8 +3,11 @@ import Foundation
 /// When and how soon a failed request is sent again.
 ///
 /// By default a policy retries only idempotent methods (`GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`),
-/// and only after a transport error, a timeout, or a `408`, `429`, `502`, `503` or `504` response. It never
-/// retries a cancellation, any other `4xx`, a decoding failure or an invalid request.
+/// and only after a timeout, a `408`, `429`, `502`, `503` or `504` response, or a transport error that
+/// another try may not meet: a dropped or refused connection, a failed DNS lookup, no network (see
+/// ``defaultRetryableURLErrorCodes``). It never retries a cancellation, any other `4xx`, a decoding
+/// failure, an invalid request, or a `URLError` that would only repeat itself: an untrusted
+/// certificate, a malformed or unsupported URL, a redirect loop.
 ///
 /// The wait before retry *n* (1-based) is `delayBeforeRetry × backoffMultiplier^(n-1)`, spread by ±`jitter`
 /// and capped at `maximumDelay`. A `Retry-After` header (seconds or an HTTP date) on the failed response
@@ -32,6 +35,10 @@ public struct RetryPolicy: Sendable {
     public let retryableStatusCodes: Set<Int>
     /// The methods that may be retried at all.
     public let retryableMethods: Set<HTTPMethod>
+    /// The `URLError` codes worth retrying, for a ``NetworkError/transport(underlying:)`` whose
+    /// error is a `URLError` (or an `NSError` in `NSURLErrorDomain`). A transport error of another
+    /// kind (a custom transport's) is always worth retrying.
+    public let retryableURLErrorCodes: Set<URLError.Code>
     /// Your own rule for which failures are worth retrying, or `nil` for the built-in one (see
     /// ``shouldRetry(_:method:)``). It replaces the status and error-kind rules; the method rule
     /// still applies, and a cancellation is never retried.
@@ -48,6 +55,8 @@ public struct RetryPolicy: Sendable {
     ///   - retryableStatusCodes: statuses worth retrying; default `[408, 429, 502, 503, 504]`.
     ///   - retryableMethods: methods that may be retried; default the idempotent ones,
     ///     ``HTTPMethod/idempotentMethods``. Add `.post` only when your server de-duplicates.
+    ///   - retryableURLErrorCodes: the `URLError` codes worth retrying; default
+    ///     ``defaultRetryableURLErrorCodes`` (connection and DNS failures, not certificate or URL errors).
     ///   - isRetryable: your own rule for which errors to retry, replacing
     ///     `retryableStatusCodes` and the error-kind rules; default `nil`, the built-in rule.
     ///     For example, retry a `500` only when the server's metadata says the failure is temporary:
@@ -65,6 +74,7 @@ public struct RetryPolicy: Sendable {
         jitter: Double = 0.2,
         retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
         retryableMethods: Set<HTTPMethod> = HTTPMethod.idempotentMethods,
+        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
         isRetryable: (@Sendable (NetworkError) -> Bool)? = nil
     ) {
         self.maximumRetryCount = max(0, maximumRetryCount)
@@ -74,8 +84,35 @@ public struct RetryPolicy: Sendable {
         self.jitter = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableMethods = retryableMethods
+        self.retryableURLErrorCodes = retryableURLErrorCodes
         self.isRetryable = isRetryable
     }
+
+    /// The `URLError` codes a policy retries by default: failures a later try may not meet.
+    ///
+    /// The connection was refused, dropped or never made (`cannotConnectToHost`,
+    /// `networkConnectionLost`, `notConnectedToInternet`, `cannotFindHost`, `dnsLookupFailed`,
+    /// `cannotLoadFromNetwork`, `timedOut`, `callIsActive`, `dataNotAllowed`,
+    /// `internationalRoamingOff`, the background-session codes), the server's answer was cut
+    /// short or garbled in transit (`badServerResponse`, `downloadDecodingFailedMidStream`,
+    /// `downloadDecodingFailedToComplete`), or a secure connection failed in a way the clock or a
+    /// new handshake can fix (`secureConnectionFailed`, `serverCertificateHasBadDate`,
+    /// `serverCertificateNotYetValid`), or failed for no stated reason (`unknown`: FoundationNetworking
+    /// on Linux reports a connection dropped in the middle of a body with it). Not included,
+    /// because another try meets the same answer:
+    /// `badURL`, `unsupportedURL`, `serverCertificateUntrusted`, `serverCertificateHasUnknownRoot`,
+    /// `clientCertificateRejected`, `httpTooManyRedirects`, `redirectToNonExistentLocation`,
+    /// `cannotDecodeContentData`, `dataLengthExceedsMaximum`, `userAuthenticationRequired`
+    /// and the rest. The list is Alamofire's `RetryPolicy` default plus `unknown`.
+    public static let defaultRetryableURLErrorCodes: Set<URLError.Code> = [
+        .backgroundSessionInUseByAnotherProcess, .backgroundSessionWasDisconnected, .badServerResponse,
+        .callIsActive, .cannotConnectToHost, .cannotFindHost, .cannotLoadFromNetwork, .dataNotAllowed,
+        .dnsLookupFailed, .downloadDecodingFailedMidStream, .downloadDecodingFailedToComplete,
+        .internationalRoamingOff, .networkConnectionLost, .notConnectedToInternet, .secureConnectionFailed,
+        .serverCertificateHasBadDate, .serverCertificateNotYetValid, .timedOut,
+        // FoundationNetworking (Linux) reports a connection dropped in the middle of a body so.
+        .unknown,
+    ]
 
     /// Never retries.
     public static let none = RetryPolicy(maximumRetryCount: 0, delayBeforeRetry: .seconds(0))
@@ -86,8 +123,9 @@ public struct RetryPolicy: Sendable {
     /// Whether a request with `method` that failed with `error` is worth sending again
     /// (the caller still counts retries against ``maximumRetryCount``).
     ///
-    /// - Returns: `true` when `method` is in ``retryableMethods`` and the error is a transport error,
-    ///   a timeout, or a response whose status is in ``retryableStatusCodes``; `false` for cancellations,
+    /// - Returns: `true` when `method` is in ``retryableMethods`` and the error is a timeout, a
+    ///   response whose status is in ``retryableStatusCodes``, or a transport error (one carrying a
+    ///   `URLError` only when its code is in ``retryableURLErrorCodes``); `false` for cancellations,
     ///   other statuses, decoding failures, authentication failures and invalid requests. With
     ///   ``isRetryable`` set, it decides instead of the status and error-kind rules (never for a
     ///   cancellation).
@@ -98,13 +136,24 @@ public struct RetryPolicy: Sendable {
             return isRetryable(error)
         }
         switch error {
-        case .transport, .timedOut:
+        case .transport(let underlying):
+            guard let code = Self.urlErrorCode(of: underlying) else { return true }
+            return retryableURLErrorCodes.contains(code)
+        case .timedOut:
             return true
         case .clientError(let status, _, _), .serverError(let status, _, _), .unexpectedStatus(let status, _):
             return retryableStatusCodes.contains(status)
         case .cancelled, .decodingFailed, .authenticationFailed, .invalidRequest:
             return false
         }
+    }
+
+    /// The code of a `URLError`, or of an `NSError` in `NSURLErrorDomain` (how some transports
+    /// report them); `nil` for any other error.
+    static func urlErrorCode(of error: any Error) -> URLError.Code? {
+        if let urlError = error as? URLError { return urlError.code }
+        let nsError = error as NSError
+        return nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
     }
 
     /// The wait, in seconds, before retry number `retryNumber` (the first retry is `1`) after `error`.

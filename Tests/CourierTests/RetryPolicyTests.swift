@@ -178,6 +178,68 @@ final class RetryPolicyTests: XCTestCase {
         }
     }
 
+    // MARK: URLError codes
+
+    private struct CustomTransportFailure: Error {}
+
+    private func transport(_ code: URLError.Code) -> NetworkError { .transport(underlying: URLError(code)) }
+
+    func test_givenTheDefaultCodes_whenURLErrorsOfEachKind_thenOnlyThoseAnotherTryMayNotMeetAreRetried() {
+        let retried: [URLError.Code] = [
+            .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .cannotFindHost, .dnsLookupFailed,
+            .badServerResponse, .secureConnectionFailed, .timedOut, .serverCertificateHasBadDate, .unknown,
+        ]
+        let repeated: [URLError.Code] = [
+            .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .clientCertificateRejected, .badURL,
+            .unsupportedURL, .httpTooManyRedirects, .cannotDecodeContentData, .dataLengthExceedsMaximum,
+            .userAuthenticationRequired, .cannotParseResponse, .fileDoesNotExist,
+        ]
+        for code in retried { XCTAssertTrue(policy.shouldRetry(transport(code), method: .get), "\(code.rawValue)") }
+        for code in repeated { XCTAssertFalse(policy.shouldRetry(transport(code), method: .get), "\(code.rawValue)") }
+        XCTAssertEqual(policy.retryableURLErrorCodes, RetryPolicy.defaultRetryableURLErrorCodes)
+    }
+
+    func test_givenAnNSErrorInTheURLDomain_whenChecked_thenItsCodeDecidesLikeAURLErrors() {
+        let untrusted = NSError(domain: NSURLErrorDomain, code: URLError.Code.serverCertificateUntrusted.rawValue)
+        let lost = NSError(domain: NSURLErrorDomain, code: URLError.Code.networkConnectionLost.rawValue)
+        XCTAssertFalse(policy.shouldRetry(.transport(underlying: untrusted), method: .get))
+        XCTAssertTrue(policy.shouldRetry(.transport(underlying: lost), method: .get))
+        XCTAssertEqual(RetryPolicy.urlErrorCode(of: CustomTransportFailure()), nil)
+    }
+
+    func test_givenATransportErrorThatIsNoURLError_whenChecked_thenItIsRetried() {
+        XCTAssertTrue(policy.shouldRetry(.transport(underlying: CustomTransportFailure()), method: .get))
+        XCTAssertTrue(policy.shouldRetry(.transport(underlying: CocoaError(.fileReadNoSuchFile)), method: .get))
+    }
+
+    func test_givenOwnCodes_whenChecked_thenOnlyThoseURLErrorsAreRetried() {
+        let own = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), retryableURLErrorCodes: [.cannotParseResponse])
+        XCTAssertTrue(own.shouldRetry(transport(.cannotParseResponse), method: .get))
+        XCTAssertFalse(own.shouldRetry(transport(.networkConnectionLost), method: .get))
+        XCTAssertTrue(own.shouldRetry(.timedOut, method: .get), "a time-out is not a URLError code's to decide")
+        let never = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), retryableURLErrorCodes: [])
+        XCTAssertFalse(never.shouldRetry(transport(.networkConnectionLost), method: .get))
+        XCTAssertTrue(never.shouldRetry(.transport(underlying: CustomTransportFailure()), method: .get))
+    }
+
+    func test_givenAStubbedUntrustedCertificate_whenTheEndpointRetries_thenOneAttemptFailsWithIt() {
+        let plugin = RecordingPlugin()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.plugins = [plugin]
+        configuration.retryPolicy = RetryPolicy(maximumRetryCount: 3, delayBeforeRetry: .milliseconds(1), jitter: 0)
+        let untrusted = NetworkClient.stubbing()
+            .sequence([.failure(URLError(.serverCertificateUntrusted)), .json("{}")]).makeClient(configuration: configuration)
+        guard case .transport(let underlying)? = networkError(settle(untrusted.request(Request<JSON>("secure")))) else {
+            return XCTFail("expected the transport error")
+        }
+        XCTAssertEqual((underlying as? URLError)?.code, .serverCertificateUntrusted)
+        XCTAssertEqual(plugin.events.filter { $0 == "willSend" }.count, 1)
+
+        let dropped = NetworkClient.stubbing()
+            .sequence([.failure(URLError(.networkConnectionLost)), .json("{}")]).makeClient(configuration: configuration)
+        XCTAssertEqual(outcomeName(settle(dropped.request(Request<JSON>("flaky")))), "ok")
+    }
+
     func test_givenIntervalUnits_whenConverted_thenSeconds() {
         XCTAssertEqual(RetryPolicy.seconds(.milliseconds(250), cap: 9), 0.25)
         XCTAssertEqual(RetryPolicy.seconds(.microseconds(5), cap: 9), 0.000_005, accuracy: 1e-12)

@@ -72,6 +72,32 @@ final class RetryIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try count(for: key), 1)
     }
 
+    func test_givenARefusedConnection_thenItIsRetriedAndFailsWithTheTransportsError() throws {
+        let unused = try TestServer.start()
+        let base = unused.baseURL
+        unused.stop()
+        let plugin = AttemptRecorder()
+        let client = NetworkClient(configuration: {
+            var configuration = NetworkClient.Configuration(baseURL: base)
+            configuration.plugins = [plugin]
+            return configuration
+        }())
+        let error = failure(of: client.request(LiveJSONEndpoint(path: "anything", retryPolicy: policy(retries: 2))))
+        guard case .transport(let underlying)? = error as? NetworkError else { return XCTFail("got \(String(describing: error))") }
+        XCTAssertEqual(RetryPolicy.defaultRetryableURLErrorCodes.contains((underlying as? URLError)?.code ?? .unknown), true,
+                       "FoundationNetworking's error is one the default codes retry: \(underlying)")
+        XCTAssertEqual(plugin.sent.count, 3, "one attempt plus two retries")
+    }
+
+    func test_givenARedirectLoop_thenItIsNotRetried() throws {
+        let plugin = AttemptRecorder()
+        let client = try makeClient { $0.plugins = [plugin] }
+        let error = failure(of: client.request(LiveJSONEndpoint(path: "redirect-loop/302", retryPolicy: policy(retries: 3))))
+        guard case .transport(let underlying)? = error as? NetworkError else { return XCTFail("got \(String(describing: error))") }
+        XCTAssertEqual((underlying as? URLError)?.code, .httpTooManyRedirects)
+        XCTAssertEqual(plugin.sent.count, 1, "another try would meet the same loop")
+    }
+
     func test_givenARequestWaitingToRetry_whenCancelled_thenNoFurtherAttemptIsMade() throws {
         let key = counterKey()
         let plugin = AttemptRecorder()
