@@ -238,6 +238,40 @@ extension NetworkClient {
         }
     }
 
+    /// ``request(_:callbackQueue:progress:completion:)-(_,DispatchQueue?,_,_)`` with `completion` isolated to the main
+    /// actor: it runs on the main queue and may update main-actor state directly under Swift 6
+    /// (see `MainActorTarget`).
+    ///
+    /// ```swift
+    /// @MainActor final class ProfileScreen {
+    ///     var title = ""
+    ///     func load(_ client: NetworkClient) {
+    ///         client.request(GetUser(id: 42), callbackQueue: .mainActor) { result in
+    ///             self.title = (try? result.get())?.name ?? "Unknown"
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to send.
+    ///   - callbackQueue: `.mainActor`.
+    ///   - progress: Where reports go. Default: `nil`, none. A handler that names no queue runs
+    ///     on the main queue too.
+    ///   - completion: Runs once, on the main actor.
+    /// - Returns: A handle that cancels the request.
+    @discardableResult
+    public func request<E: Endpoint>(
+        _ endpoint: E,
+        callbackQueue: MainActorTarget,
+        progress: ProgressHandler? = nil,
+        completion: @escaping @MainActor (Result<E.Response, NetworkError>) -> Void
+    ) -> RequestTask {
+        request(endpoint, callbackQueue: .main, progress: progress) { result in
+            MainActor.assumeIsolated { completion(result) }
+        }
+    }
+
     /// The completion style: the execution that `make` builds for `completion` (run on `queue`,
     /// by default the callback queue), started, and the task that cancels it. A request that
     /// cannot be built calls `completion` with the error, on that queue too.

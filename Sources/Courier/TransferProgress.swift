@@ -1,4 +1,5 @@
 import Dispatch
+import Promises
 
 /// How far one request's transfer has come: bytes of the body sent, bytes of the response
 /// received, and the totals when they are known.
@@ -106,6 +107,20 @@ public struct ProgressHandler: Sendable {
     public init(queue: DispatchQueue? = nil, _ report: @escaping @Sendable (TransferProgress) -> Void) {
         self.queue = queue
         self.report = report
+    }
+
+    /// Creates a handler whose reports run on the main actor (see `MainActorTarget`), so that
+    /// they may update main-actor state directly under Swift 6.
+    ///
+    /// ```swift
+    /// let progress = ProgressHandler(on: .mainActor) { self.progressBar.value = $0.receiveFraction ?? 0 }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - target: `.mainActor`.
+    ///   - report: Called with each report, on the main queue.
+    public init(on target: MainActorTarget, _ report: @escaping @MainActor (TransferProgress) -> Void) {
+        self.init(queue: .main) { progress in MainActor.assumeIsolated { report(progress) } }
     }
 }
 

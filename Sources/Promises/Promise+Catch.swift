@@ -8,7 +8,7 @@ public enum CatchPolicy: Sendable {
     case allErrorsExceptCancellation
 }
 
-/// What `catch` returns: the end of a chain. Add ``finally(on:_:)`` for clean-up, or
+/// What `catch` returns: the end of a chain. Add ``finally(on:_:)-(DispatchQueue,_)`` for clean-up, or
 /// ``cancel()`` to cancel the whole chain.
 ///
 /// ```swift

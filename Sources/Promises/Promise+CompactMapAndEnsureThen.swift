@@ -1,7 +1,7 @@
 import Dispatch
 
 extension Promise {
-    /// Transforms the value like ``map(on:_:)``, rejecting when the transform returns `nil`.
+    /// Transforms the value like ``map(on:_:)-(DispatchQueue,_)``, rejecting when the transform returns `nil`.
     ///
     /// ```swift
     /// client.request(Users.me)
@@ -24,7 +24,7 @@ extension Promise {
         }
     }
 
-    /// Like ``ensure(on:_:)``, for clean-up that is itself asynchronous: `body` runs once this
+    /// Like ``ensure(on:_:)-(DispatchQueue,_)``, for clean-up that is itself asynchronous: `body` runs once this
     /// promise settles, and the returned promise settles with this promise's result only after
     /// the promise `body` returned has settled (its own outcome is ignored).
     ///

@@ -137,7 +137,7 @@ extension Promise {
 
 extension Promise where Value == Void {
     /// Runs `body` once the chain ended, however it ended: the end of a chain of typed `catch`es
-    /// (PromiseKit's `CascadingFinalizer.finally`). It is ``ensure(on:_:)`` under the name a chain
+    /// (PromiseKit's `CascadingFinalizer.finally`). It is ``ensure(on:_:)-(DispatchQueue,_)`` under the name a chain
     /// of `catch`es ends with, on any `Promise<Void>`: an error that no `catch` took reaches only
     /// the promise it returns, which a chain's end usually ignores.
     ///

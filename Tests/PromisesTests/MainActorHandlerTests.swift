@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import Promises
+import XCTest
+
+/// A screen's state, isolated to the main actor as a view model's would be.
+@MainActor private final class Screen {
+    var log: [String] = []
+
+    nonisolated init() {}
+
+    func show(_ entry: String) {
+        XCTAssertTrue(Thread.isMainThread, "\(entry) ran off the main thread")
+        log.append(entry)
+    }
+}
+
+/// `on: .mainActor`: handlers isolated to the main actor, run on the main queue.
+final class MainActorHandlerTests: XCTestCase {
+    /// The screen's log, read on the main thread the test runs on.
+    private func log(of screen: Screen) -> [String] {
+        MainActor.assumeIsolated { screen.log }
+    }
+
+    /// Waits for `promise`, running the main run loop meanwhile so the main queue is serviced.
+    private func waitFor<T>(_ promise: Promise<T>) {
+        let done = expectation(description: "settled")
+        promise.tap { _ in done.fulfill() }.cauterize()
+        wait(for: [done], timeout: testTimeout)
+    }
+
+    func test_givenEveryOperator_whenOnTheMainActor_thenEachHandlerUpdatesMainActorStateInChainOrder() {
+        XCTAssertTrue(Thread.isMainThread, "XCTest runs tests on the main thread")
+        let screen = Screen()
+        let chain = Promise.value(2)
+            .map(on: .mainActor) { value in screen.show("map \(value)"); return value * 10 }
+            .then(on: .mainActor) { value -> Promise<Int> in screen.show("then \(value)"); return .value(value + 1) }
+            .get(on: .mainActor) { value in screen.show("get \(value)") }
+            .tap(on: .mainActor) { result in screen.show("tap \((try? result.get()) ?? -1)") }
+            .map { _ throws -> Int in throw TestError(7) }
+            .recover(on: .mainActor) { error -> Promise<Int> in screen.show("recover \(error)"); return .value(5) }
+            .ensure(on: .mainActor) { screen.show("ensure") }
+            .done(on: .mainActor) { value in screen.show("done \(value)") }
+        let end = chain
+            .catch(on: .mainActor) { error in screen.show("catch \(error)") }
+            .finally(on: .mainActor) { screen.show("finally") }
+        waitFor(end)
+        XCTAssertEqual(log(of: screen), [
+            "map 2", "then 20", "get 21", "tap 21", "recover TestError(id: 7)", "ensure", "done 5", "finally",
+        ])
+    }
+
+    func test_givenARejection_whenCaughtOnTheMainActor_thenTheHandlerSeesItAndAThrowRejects() {
+        let screen = Screen()
+        let thrown = Promise.value(1).map(on: .mainActor) { _ throws -> Int in throw TestError(3) }
+        let end = thrown
+            .catch(on: .mainActor) { error in screen.show("caught \(error)") }
+            .finally(on: .mainActor) { screen.show("finally") }
+        waitFor(end)
+        XCTAssertEqual(log(of: screen), ["caught TestError(id: 3)", "finally"])
+        XCTAssertEqual(settledError(thrown) as? TestError, TestError(3))
+    }
+
+    func test_givenACancellation_whenTheCatchSkipsCancellations_thenOnlyFinallyRuns() {
+        let screen = Screen()
+        let (pending, seal) = Promise<Int>.pending()
+        let end = pending
+            .catch(on: .mainActor, policy: .allErrorsExceptCancellation) { error in screen.show("caught \(error)") }
+            .finally(on: .mainActor) { screen.show("finally") }
+        pending.cancel()
+        waitFor(end)
+        XCTAssertEqual(log(of: screen), ["finally"])
+        withExtendedLifetime(seal) {}
+    }
+
+    func test_givenMainQueueAndMainActorHandlersOnOnePromise_thenTheyRunInAttachmentOrder() {
+        let screen = Screen()
+        let order = Recorder<String>()
+        let (promise, seal) = Promise<Int>.pending()
+        let first = promise.done(on: .main) { _ in order.record("main 1") }
+        let second = promise.done(on: .mainActor) { _ in screen.show("actor"); order.record("actor 2") }
+        let third = promise.done(on: .main) { _ in order.record("main 3") }
+        seal.fulfill(1)
+        waitFor(when(fulfilled: [first, second, third]))
+        XCTAssertEqual(order.events, ["main 1", "actor 2", "main 3"])
+    }
+}
