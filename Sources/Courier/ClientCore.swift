@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// What every request of one client shares: configuration, builder, gate and transport.
 ///
@@ -17,6 +20,8 @@ final class ClientCore: Sendable {
     let metricsClock: MetricsClock?
     /// Whether the configuration has request adapters: read on every attempt, decided once.
     let hasRequestAdapters: Bool
+    /// The exchanges identical attempts share, when the configuration asks for it.
+    let sharedExchanges: SharedExchanges?
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -25,5 +30,15 @@ final class ClientCore: Sendable {
         self.builder = RequestBuilder(configuration: configuration)
         self.gate = RequestGate()
         self.transport = transport
+        self.sharedExchanges = configuration.sharesIdenticalRequests ? SharedExchanges() : nil
+    }
+
+    /// Hands an attempt to the transport, through the shared exchanges when there are any.
+    func send(
+        _ request: URLRequest, context: TransportContext,
+        completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) -> any TransportTask {
+        guard let sharedExchanges else { return transport.send(request, context: context, completion: completion) }
+        return sharedExchanges.send(request, context: context, through: transport, completion: completion)
     }
 }

@@ -159,6 +159,27 @@ extension NetworkClient {
         /// ```
         public var responseValidator: (@Sendable (_ response: HTTPResponse, _ endpoint: any Endpoint) throws -> Void)?
 
+        /// Whether a `GET` or `HEAD` identical to one in flight shares its exchange with the server
+        /// instead of sending the same request again (Moya's `trackInflights`). Default: `false`.
+        ///
+        /// Attempts are identical when everything sent is: method, URL, headers (the credential
+        /// included, so two users never share), body, cache policy and timeout. Each caller keeps
+        /// its own pipeline around the shared exchange: its plugins see its attempt, its deadline
+        /// and retries are its own, it decodes into its own type, and cancelling it leaves the
+        /// exchange without ending it for the others (the exchange is cancelled when the last
+        /// caller leaves). A caller that joins late gets the answer the server was already
+        /// preparing, and its progress reports start from where the transfer is.
+        ///
+        /// Never shared: other methods (a second `POST` is a second order), uploads of a stream or
+        /// file, downloads and streamed responses.
+        ///
+        /// ```swift
+        /// configuration.sharesIdenticalRequests = true
+        /// async let me = client.send(GetMe())
+        /// async let again = client.send(GetMe())   // the server sees one request
+        /// ```
+        public var sharesIdenticalRequests: Bool
+
         /// The largest response body, in bytes, that is accepted; a larger one fails the request
         /// with ``NetworkError/invalidRequest(reason:)``. Default: 50 MiB.
         public var maximumResponseSize: Int
@@ -185,6 +206,7 @@ extension NetworkClient {
             retryPolicy = nil
             errorMetadataParser = { ServerMetadata.parse($0) }
             responseValidator = nil
+            sharesIdenticalRequests = false
             maximumResponseSize = 50 * 1024 * 1024
             scheduler = DispatchScheduler()
         }
