@@ -163,11 +163,14 @@ extension NetworkClient {
         /// instead of sending the same request again (Moya's `trackInflights`). Default: `false`.
         ///
         /// Attempts are identical when everything sent is: method, URL, headers (the credential
-        /// included, so two users never share), body, cache policy and timeout. Each caller keeps
+        /// included, so two users never share), body, cache policy, timeout and cookie handling,
+        /// under the same response size limit (for stubs, also the endpoint's path and sample
+        /// data). Each caller keeps
         /// its own pipeline around the shared exchange: its plugins see its attempt, its deadline
         /// and retries are its own, it decodes into its own type, and cancelling it leaves the
         /// exchange without ending it for the others (the exchange is cancelled when the last
-        /// caller leaves). A caller that joins late gets the answer the server was already
+        /// caller leaves), and an exchange anyone left takes nobody new, so a retry after a
+        /// stall goes out afresh. A caller that joins late gets the answer the server was already
         /// preparing, and its progress reports start from where the transfer is.
         ///
         /// Never shared: other methods (a second `POST` is a second order), uploads of a stream or

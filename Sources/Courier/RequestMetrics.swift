@@ -42,7 +42,9 @@ public struct RequestMetrics: Sendable, Equatable {
     public var decodingDuration: TimeInterval
     /// How many attempts were handed to the transport: 1 for a request answered at the first try,
     /// more after retries (``RetryPolicy``) and a replay after a refreshed credential, 0 for a
-    /// request that ended before any was sent (cancelled or timed out while held, refused).
+    /// request that ended before any was sent (cancelled or timed out while held, refused). An
+    /// attempt that joined an identical one in flight
+    /// (``NetworkClient/Configuration/sharesIdenticalRequests``) counts as handed over.
     public var attemptCount: Int
 
     /// Creates metrics, for testing plugins of your own.
@@ -53,7 +55,8 @@ public struct RequestMetrics: Sendable, Equatable {
     ///   - queuedDuration: Held at the queue; default 0.
     ///   - transportDuration: On the transport; default 0.
     ///   - decodingDuration: Decoding; default 0.
-    ///   - attemptCount: Attempts handed to the transport; default 1.
+    ///   - attemptCount: Attempts handed to the transport (one that joined a shared exchange
+    ///     counts); default 1.
     public init(
         startDate: Date, totalDuration: TimeInterval, queuedDuration: TimeInterval = 0,
         transportDuration: TimeInterval = 0, decodingDuration: TimeInterval = 0, attemptCount: Int = 1

@@ -79,13 +79,17 @@ public protocol RequestPlugin: Sendable {
     /// one before returned.
     ///
     /// It does not see:
-    /// - an attempt the authenticator calls an authentication failure (that attempt is replayed
-    ///   after a refresh, or the request fails with ``NetworkError/authenticationFailed(underlying:)``);
+    /// - an attempt the authenticator calls an authentication failure: that attempt is replayed
+    ///   after a refresh, or the request fails (with ``NetworkError/authenticationFailed(underlying:)``,
+    ///   or with the failure itself when the replay is refused again);
+    /// - an attempt refused before it was sent (a request adapter's error, a header the
+    ///   authenticator or a plugin made invalid, a missing upload file);
     /// - the client's own endings: the request's deadline (``NetworkError/timedOut``),
     ///   ``NetworkError/cancelled``, and a request that could not be built.
     ///
     /// A streamed response (``NetworkClient/stream(_:)``) is seen as its head, and its body goes
-    /// on streaming to the caller when the outcome is a success. A download's body is in the file
+    /// on streaming to the caller when the outcome is a success: a body the plugin puts in the
+    /// head is not what the caller reads. A download's body is in the file
     /// at ``HTTPResponse/bodyFileURL``: keep that URL to keep the file (it is then moved to the
     /// destination), or return a response with the body in memory, which is written there instead.
     ///

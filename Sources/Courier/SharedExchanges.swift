@@ -8,9 +8,11 @@ import FoundationNetworking
 ///
 /// Each attempt that may be shared (see ``ExchangeKey``) joins the exchange in flight for its
 /// key, or starts one. The exchange hands the transport's answer to every attempt that joined
-/// it and forwards the transport's progress reports to each. An attempt that is cancelled
-/// leaves; the transport's task is cancelled only when the last one leaves. An exchange that
-/// answered or that everyone left is out of the table, so a later attempt starts afresh.
+/// it and forwards the transport's progress reports to each. An attempt that is cancelled (by
+/// its caller, its deadline or its idle timeout) leaves; the transport's task is cancelled only
+/// when the last one leaves. An exchange that answered, or that anyone left, is out of the
+/// table: a later attempt, such as the retry of one that timed out on a stalled exchange,
+/// starts afresh instead of joining it.
 final class SharedExchanges: Sendable {
     private let table = Protected<[ExchangeKey: SharedExchange]>([:])
 
@@ -43,6 +45,12 @@ final class SharedExchanges: Sendable {
         }
     }
 
+    /// Whether an exchange for the same key as `request` is in flight (for tests).
+    func isInFlight(_ request: URLRequest, context: TransportContext) -> Bool {
+        guard let key = ExchangeKey(request, context: context) else { return false }
+        return table.withLock { $0[key] != nil }
+    }
+
     /// Takes `exchange` out of the table, unless another exchange took its key since.
     private func forget(_ key: ExchangeKey, _ exchange: SharedExchange) {
         table.withLock { table in
@@ -52,8 +60,9 @@ final class SharedExchanges: Sendable {
 }
 
 /// What makes two attempts identical: everything the transport is given that shapes the answer.
-/// `nil` for an attempt that is never shared: a method other than `GET` or `HEAD`, a streamed or
-/// file body, a download, or a response streamed to the caller.
+/// `nil` for an attempt that is never shared: a method other than `GET` or `HEAD` (as sent:
+/// a plugin may have changed it), a streamed or file body, a download, or a response streamed
+/// to the caller.
 struct ExchangeKey: Hashable, Sendable {
     let method: String
     let url: URL
@@ -61,15 +70,20 @@ struct ExchangeKey: Hashable, Sendable {
     let body: Data?
     let cachePolicy: UInt
     let timeout: TimeInterval
+    /// Whether the transport may add the session's cookies (`URLSessionTransport` does only then).
+    let handlesCookies: Bool
     let maximumResponseSize: Int
-    /// A stub answers with the endpoint's sample when given no body of its own.
+    /// A stub picks its route by the endpoint's path, and answers with the endpoint's sample when
+    /// given no body of its own.
+    let endpointPath: String
     let sampleData: Data
 
     init?(_ request: URLRequest, context: TransportContext) {
-        guard context.method == .get || context.method == .head, let url = request.url,
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard method == "GET" || method == "HEAD", let url = request.url,
               request.httpBodyStream == nil, context.uploadFile == nil, !context.writesBodyToFile,
               context.bodyStream == nil, context.partialDownload == nil else { return nil }
-        method = context.method.rawValue
+        self.method = method
         self.url = url
         var headers: [String: String] = [:]
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name.lowercased()] = value }
@@ -77,7 +91,9 @@ struct ExchangeKey: Hashable, Sendable {
         body = request.httpBody
         cachePolicy = request.cachePolicy.rawValue
         timeout = request.timeoutInterval
+        handlesCookies = request.httpShouldHandleCookies
         maximumResponseSize = context.maximumResponseSize
+        endpointPath = context.endpointPath
         sampleData = context.sampleData
     }
 }
@@ -93,9 +109,13 @@ final class SharedExchange: Sendable {
         var members: [Int: Member] = [:]
         var nextID = 0
         var task: (any TransportTask)?
-        /// No attempt joins any more: the transport answered, or every member left.
+        /// The transport answered, or every member left: nobody is added or completed any more.
         var isClosed = false
         var isAbandoned = false
+        /// A member left: the others still wait, but nobody joins any more.
+        var isJoinable = true
+        /// Some member asked for progress reports; until one does, a report costs one lock.
+        var hasListeners = false
     }
 
     private let state = Protected(State())
@@ -103,9 +123,10 @@ final class SharedExchange: Sendable {
     /// Adds `member`; its number, or `nil` when the exchange is closed.
     func join(_ member: Member) -> Int? {
         state.withLock { state in
-            guard !state.isClosed else { return nil }
+            guard !state.isClosed, state.isJoinable else { return nil }
             defer { state.nextID += 1 }
             state.members[state.nextID] = member
+            if member.progress != nil { state.hasListeners = true }
             return state.nextID
         }
     }
@@ -120,23 +141,28 @@ final class SharedExchange: Sendable {
         if cancel { task.cancel() }
     }
 
-    /// Removes member `id`. `true` when it was the last one: the exchange then closes and its
-    /// task is cancelled.
+    /// Removes member `id`; `true` when it was still waiting, and the exchange must then leave
+    /// the table: a member that gave up on it (a deadline, an idle timeout) must not find it
+    /// again on its retry. When it was the last one, the exchange closes and its task is
+    /// cancelled.
     func leave(_ id: Int) -> Bool {
-        let task = state.withLock { state -> (any TransportTask)?? in
-            guard !state.isClosed, state.members.removeValue(forKey: id) != nil, state.members.isEmpty else { return nil }
+        let (left, task) = state.withLock { state -> (Bool, (any TransportTask)?) in
+            guard !state.isClosed, state.members.removeValue(forKey: id) != nil else { return (false, nil) }
+            state.isJoinable = false
+            guard state.members.isEmpty else { return (true, nil) }
             state.isClosed = true
             state.isAbandoned = true
             defer { state.task = nil }
-            return .some(state.task)
+            return (true, state.task)
         }
-        guard let task else { return false }
         task?.cancel()
-        return true
+        return left
     }
 
-    /// Hands the transport's answer to every member still waiting. With more than one, a body
-    /// the transport wrote to a file is read into memory first, so that each gets it.
+    /// Hands the transport's answer to every member still waiting: the first here, the others
+    /// on a global queue each, so that their evaluation and decoding neither queue up behind one
+    /// another on the transport's thread nor run inside another caller's `send`. With more than
+    /// one, a body the transport wrote to a file is read into memory first, so that each gets it.
     func finish(_ result: Result<HTTPResponse, any Error>, limit: Int) {
         let members = state.withLock { state -> [Member] in
             guard !state.isClosed else { return [] }
@@ -150,12 +176,17 @@ final class SharedExchange: Sendable {
         if members.count > 1, case .success(let response) = result {
             answer = DownloadStorage.readIntoMemory(response, limit: limit, failWhenLarger: true)
         }
-        for member in members { member.completion(answer) }
+        let delivered = answer
+        for member in members.dropFirst() { DispatchQueue.global().async { member.completion(delivered) } }
+        members[0].completion(answer)
     }
 
     /// Forwards a progress report to every member that listens.
     func report(_ progress: TransferProgress) {
-        let listeners = state.withLock { state in state.members.values.compactMap(\.progress) }
+        let listeners = state.withLock { state -> [@Sendable (TransferProgress) -> Void] in
+            guard state.hasListeners else { return [] }
+            return state.members.values.compactMap(\.progress)
+        }
         for listener in listeners { listener(progress) }
     }
 

@@ -116,6 +116,9 @@ public struct ProgressHandler: Sendable {
     /// let progress = ProgressHandler(on: .mainActor) { self.progressBar.value = $0.receiveFraction ?? 0 }
     /// ```
     ///
+    /// The resulting ``report`` must run on the main thread: the client calls it there; call it
+    /// yourself only from the main thread too.
+    ///
     /// - Parameters:
     ///   - target: `.mainActor`.
     ///   - report: Called with each report, on the main queue.

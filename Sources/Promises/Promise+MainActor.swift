@@ -7,6 +7,11 @@ import Dispatch
 /// `on: .mainActor` the handler is a `@MainActor` closure instead: it runs on the main queue,
 /// isolated to the main actor, and may call main-actor methods directly.
 ///
+/// The forms that take it: `then`, `map`, `done`, `get`, `tap`, `recover`, `ensure`, `catch`,
+/// and `finally` (on a ``PromiseFinalizer`` and on a `Promise<Void>`). For the others (typed
+/// `catch(only:)` and `recover(only:)`, `compactMap`, `ensureThen`, the sequence operators) put
+/// a `.mainActor` step after them, or call `MainActor.assumeIsolated` in an `on: .main` handler.
+///
 /// ```swift
 /// @MainActor final class ProfileModel {
 ///     var name = ""
@@ -122,6 +127,20 @@ extension Promise {
         on target: MainActorTarget, policy: CatchPolicy = .allErrors, _ body: @escaping @MainActor (any Error) -> Void
     ) -> PromiseFinalizer {
         self.catch(on: .main, policy: policy) { error in MainActor.assumeIsolated { body(error) } }
+    }
+}
+
+extension Promise where Value == Void {
+    /// ``finally(on:_:)-(DispatchQueue,_)`` (the end of a chain of typed `catch`es) with a
+    /// handler isolated to the main actor (see ``MainActorTarget``).
+    ///
+    /// - Parameters:
+    ///   - target: `.mainActor`.
+    ///   - body: Clean-up work.
+    /// - Returns: A promise settled like this one after `body` ran.
+    @discardableResult
+    public func finally(on target: MainActorTarget, _ body: @escaping @MainActor () -> Void) -> Promise<Void> {
+        ensure(on: .main) { MainActor.assumeIsolated { body() } }
     }
 }
 

@@ -133,6 +133,65 @@ final class SharedExchangeTests: XCTestCase {
         XCTAssertEqual(outcomeName(settle(retrying)), "ok")
     }
 
+    func test_givenACallerWhoseIdleTimeoutEndsItOnAStalledExchange_whenItRetries_thenItSendsAfreshWhileTheOtherKeepsWaiting() {
+        let transport = RecordingTransport(.manual)
+        let scheduler = ManualScheduler()
+        let client = exampleClient(transport) { configuration in
+            configuration.sharesIdenticalRequests = true
+            configuration.scheduler = scheduler
+        }
+        // Identical requests (the idle timeout is not part of what is sent); only one gives up on a stall.
+        var impatient = Request<JSON>("feed")
+        impatient.idleTimeout = 2
+        impatient.retryPolicy = RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .seconds(1), jitter: 0)
+        let first = client.request(impatient)
+        let second = client.request(Request<JSON>("feed"))
+        XCTAssertEqual(transport.sendCount, 1)
+        // Second by second until the watch has found no progress and the retry has started.
+        for _ in 0..<8 where transport.sendCount < 2 { scheduler.advance(by: 1) }
+        XCTAssertEqual(transport.sendCount, 2, "the retry goes out afresh instead of joining the stalled exchange")
+        XCTAssertEqual(transport.cancelledIndices, [], "the other caller still waits on the first exchange")
+        transport.complete(1, with: Self.ok(#"{"fresh":true}"#))
+        XCTAssertEqual((try? first.wait(within: 5))?["fresh"].bool, true)
+        transport.complete(0, with: Self.ok(#"{"fresh":false}"#))
+        XCTAssertEqual((try? second.wait(within: 5))?["fresh"].bool, false)
+    }
+
+    func test_givenOneCallerLeft_whenAnIdenticalRequestStarts_thenItDoesNotJoinTheExchangeSomeoneGaveUpOn() {
+        let transport = RecordingTransport(.manual)
+        let client = client(transport)
+        let leaving = client.request(Request<JSON>("feed"))
+        let staying = client.request(Request<JSON>("feed"))
+        leaving.cancel()
+        let later = client.request(Request<JSON>("feed"))
+        XCTAssertEqual(transport.sendCount, 2, "the exchange someone left takes nobody new")
+        XCTAssertEqual(transport.cancelledIndices, [], "the caller still waiting keeps it going")
+        transport.complete(0, with: Self.ok(#"{"n":0}"#))
+        transport.complete(1, with: Self.ok(#"{"n":1}"#))
+        XCTAssertEqual((try? staying.wait(within: 5))?["n"].int, 0)
+        XCTAssertEqual((try? later.wait(within: 5))?["n"].int, 1)
+    }
+
+    func test_givenRequestsThatDifferInCookiesMethodOrStubRoute_thenTheyAreNotTheSameExchange() throws {
+        let transport = RecordingTransport(.manual)
+        let shared = SharedExchanges()
+        let url = try XCTUnwrap(URL(string: "https://api.example.com/private"))
+        let context = TransportContext(method: .get, endpointPath: "private")
+        _ = shared.send(URLRequest(url: url), context: context, through: transport) { _ in }
+        XCTAssertTrue(shared.isInFlight(URLRequest(url: url), context: context))
+
+        var cookieless = URLRequest(url: url)
+        cookieless.httpShouldHandleCookies = false
+        XCTAssertFalse(shared.isInFlight(cookieless, context: context), "cookies on and off are two requests")
+        var posted = URLRequest(url: url)
+        posted.httpMethod = "POST"
+        XCTAssertFalse(shared.isInFlight(posted, context: context), "the method as sent decides, not the endpoint's")
+        let otherRoute = TransportContext(method: .get, endpointPath: "private/")
+        XCTAssertFalse(shared.isInFlight(URLRequest(url: url), context: otherRoute), "a stub picks routes by path")
+        let otherLimit = TransportContext(method: .get, endpointPath: "private", maximumResponseSize: 10)
+        XCTAssertFalse(shared.isInFlight(URLRequest(url: url), context: otherLimit))
+    }
+
     private func settledErrorIsCancellation<T>(_ promise: Promise<T>) -> Bool {
         guard case .failure(let error)? = settle(promise) else { return false }
         return isCancellation(error)

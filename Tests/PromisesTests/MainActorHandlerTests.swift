@@ -73,6 +73,15 @@ final class MainActorHandlerTests: XCTestCase {
         withExtendedLifetime(seal) {}
     }
 
+    func test_givenAVoidChain_whenItEndsWithFinallyOnTheMainActor_thenItRunsLastThere() {
+        let screen = Screen()
+        let end = Promise.value(3)
+            .done(on: .mainActor) { value in screen.show("done \(value)") }
+            .finally(on: .mainActor) { screen.show("finally") }
+        waitFor(end)
+        XCTAssertEqual(log(of: screen), ["done 3", "finally"])
+    }
+
     func test_givenMainQueueAndMainActorHandlersOnOnePromise_thenTheyRunInAttachmentOrder() {
         let screen = Screen()
         let order = Recorder<String>()
