@@ -20,8 +20,9 @@ final class ClientCore: Sendable {
     let metricsClock: MetricsClock?
     /// Whether the configuration has request adapters: read on every attempt, decided once.
     let hasRequestAdapters: Bool
-    /// The exchanges identical attempts share, when the configuration asks for it.
-    let sharedExchanges: SharedExchanges?
+    /// The exchanges identical attempts share, for requests that share them (see
+    /// ``NetworkClient/Configuration/sharesIdenticalRequests``).
+    let sharedExchanges = SharedExchanges()
 
     init(configuration: NetworkClient.Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -30,15 +31,14 @@ final class ClientCore: Sendable {
         self.builder = RequestBuilder(configuration: configuration)
         self.gate = RequestGate()
         self.transport = transport
-        self.sharedExchanges = configuration.sharesIdenticalRequests ? SharedExchanges() : nil
     }
 
-    /// Hands an attempt to the transport, through the shared exchanges when there are any.
+    /// Hands an attempt to the transport, through the shared exchanges when its request shares.
     func send(
-        _ request: URLRequest, context: TransportContext,
+        _ request: URLRequest, context: TransportContext, sharing: Bool,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) -> any TransportTask {
-        guard let sharedExchanges else { return transport.send(request, context: context, completion: completion) }
+        guard sharing else { return transport.send(request, context: context, completion: completion) }
         return sharedExchanges.send(request, context: context, through: transport, completion: completion)
     }
 }

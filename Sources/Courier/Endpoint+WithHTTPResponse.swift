@@ -77,4 +77,6 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var requestAdapters: [any RequestAdapter] { base.requestAdapters }
     /// The base endpoint's retriers.
     public var requestRetriers: [any RequestRetrier] { base.requestRetriers }
+    /// The base endpoint's choice on sharing identical requests.
+    public var sharesIdenticalRequests: Bool? { base.sharesIdenticalRequests }
 }

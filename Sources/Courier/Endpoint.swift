@@ -233,6 +233,21 @@ public protocol Endpoint: Sendable {
     /// }
     /// ```
     var requestRetriers: [any RequestRetrier] { get }
+    /// Whether this endpoint's `GET`s and `HEAD`s share an identical request in flight, over the
+    /// client's ``NetworkClient/Configuration/sharesIdenticalRequests``; default `nil`, the client's.
+    ///
+    /// `false` for a `GET` each caller must send itself: a long poll that hands each request the
+    /// next event, a read that counts views. `true` shares this endpoint's requests on a client
+    /// that shares none.
+    ///
+    /// ```swift
+    /// struct NextEvent: Endpoint {
+    ///     var path: String { "events/next" }
+    ///     var timeout: TimeInterval? { 90 }
+    ///     var sharesIdenticalRequests: Bool? { false }   // each long poll gets its own event
+    /// }
+    /// ```
+    var sharesIdenticalRequests: Bool? { get }
 }
 
 extension Endpoint {
@@ -270,4 +285,6 @@ extension Endpoint {
     public var requestAdapters: [any RequestAdapter] { [] }
     /// Default: none; the client's retriers alone.
     public var requestRetriers: [any RequestRetrier] { [] }
+    /// Default: `nil`, the client's choice (no sharing unless configured).
+    public var sharesIdenticalRequests: Bool? { nil }
 }

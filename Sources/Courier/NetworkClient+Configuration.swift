@@ -174,7 +174,8 @@ extension NetworkClient {
         /// preparing, and its progress reports start from where the transfer is.
         ///
         /// Never shared: other methods (a second `POST` is a second order), uploads of a stream or
-        /// file, downloads and streamed responses.
+        /// file, downloads and streamed responses. An endpoint overrides this either way with
+        /// ``Endpoint/sharesIdenticalRequests`` (a long poll opts out).
         ///
         /// ```swift
         /// configuration.sharesIdenticalRequests = true

@@ -31,6 +31,7 @@ extension NetworkClient.Configuration: CustomReflectable {
             "requestRetriers": requestRetriers.map { "\(type(of: $0))" },
             "authenticator": authenticator.map { "\(type(of: $0))" } ?? "none",
             "maximumResponseSize": maximumResponseSize,
+            "sharesIdenticalRequests": sharesIdenticalRequests,
         ], displayStyle: .struct)
     }
 }

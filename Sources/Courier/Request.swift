@@ -99,6 +99,9 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// Retriers for this request alone, asked before the client's; default none (see
     /// ``Endpoint/requestRetriers``).
     public var requestRetriers: [any RequestRetrier] = []
+    /// Whether an identical request in flight is shared; default `nil`, the client's (see
+    /// ``Endpoint/sharesIdenticalRequests``).
+    public var sharesIdenticalRequests: Bool?
     /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
     private var sharedDecoder: SharedCoder<JSONDecoder>?
     private var sharedEncoder: SharedCoder<JSONEncoder>?
@@ -157,6 +160,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         idleTimeout = endpoint.idleTimeout
         requestAdapters = endpoint.requestAdapters
         requestRetriers = endpoint.requestRetriers
+        sharesIdenticalRequests = endpoint.sharesIdenticalRequests
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

@@ -138,7 +138,7 @@ extension RequestExecution {
         if clock != nil { recordSend(sent, attempt: attempt) }
         let generation = prepared.generation
         let onCallersThread = prepared.onCallersThread
-        let task = core.send(sent, context: attemptContext) { [self] result in
+        let task = core.send(sent, context: attemptContext, sharing: sharesIdenticalRequests) { [self] result in
             transportCompleted(
                 bodyStream?.attachReader(to: result) ?? result, attempt: attempt, request: sent, generation: generation,
                 sentOnCallersThread: onCallersThread, ending: inHand)

@@ -23,6 +23,8 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
     /// the endpoint nor the client sets one; `.infinity` for none (a stream then has no limit
     /// between pieces either).
     let idleTimeout: TimeInterval?
+    /// Whether this request's attempts may share an identical one in flight.
+    let sharesIdenticalRequests: Bool
     let retryPolicy: RetryPolicy?
     let requiresAuthentication: Bool
     /// Whether the request goes to the client's own origin: only then do request adapters run
@@ -88,6 +90,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
         self.timeout = request.timeoutInterval
         // The builder refused zero, negative and NaN.
         self.idleTimeout = endpoint.idleTimeout ?? core.configuration.idleTimeout
+        self.sharesIdenticalRequests = endpoint.sharesIdenticalRequests ?? core.configuration.sharesIdenticalRequests
         let retryPolicy = endpoint.retryPolicy ?? core.configuration.retryPolicy
         self.retryPolicy = retryPolicy
         // An endpoint on another server gets no credential and starts no refresh (`Endpoint.baseURL`),

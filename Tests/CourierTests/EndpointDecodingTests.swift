@@ -26,6 +26,7 @@ final class EndpointDecodingTests: XCTestCase {
         var acceptedStatusCodes: StatusCodeSet { .successful.union([409]) }
         var timeout: TimeInterval? { 12 }
         var idleTimeout: TimeInterval? { 4 }
+        var sharesIdenticalRequests: Bool? { false }
         var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 5, delayBeforeRetry: .seconds(1)) }
         var requiresAuthentication: Bool { false }
         var sampleData: Data { Data("sample".utf8) }
@@ -66,6 +67,8 @@ final class EndpointDecodingTests: XCTestCase {
         XCTAssertEqual(typed.headers, ["X-Shop": "1"])
         XCTAssertEqual(typed.timeout, 12)
         XCTAssertEqual(typed.idleTimeout, 4)
+        XCTAssertEqual(typed.sharesIdenticalRequests, false)
+        XCTAssertEqual(Shop.wrapped(1).withHTTPResponse().sharesIdenticalRequests, false)
         XCTAssertEqual(typed.retryPolicy?.maximumRetryCount, 5)
         XCTAssertFalse(typed.requiresAuthentication)
         XCTAssertEqual(typed.sampleData, Data("sample".utf8))

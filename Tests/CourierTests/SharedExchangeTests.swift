@@ -53,6 +53,27 @@ final class SharedExchangeTests: XCTestCase {
         XCTAssertEqual(promises.map { outcomeName(settle($0)) }, Array(repeating: "ok", count: 5))
     }
 
+    func test_givenAnEndpointsOwnChoice_thenItWinsOverTheClientsEitherWay() {
+        struct LongPoll: Endpoint {
+            typealias Response = JSON
+            var path: String { "events/next" }
+            var sharesIdenticalRequests: Bool? { false }
+        }
+        let transport = RecordingTransport(.manual)
+        let sharing = client(transport)
+        let polls = [sharing.request(LongPoll()), sharing.request(LongPoll())]
+        XCTAssertEqual(transport.sendCount, 2, "an endpoint that opts out is never shared")
+        XCTAssertEqual(Request(LongPoll()).sharesIdenticalRequests, false, "a copy keeps the choice")
+
+        let notSharing = client(transport, sharing: false)
+        var shared = Request<JSON>("me")
+        shared.sharesIdenticalRequests = true
+        let reads = [notSharing.request(shared), notSharing.request(shared)]
+        XCTAssertEqual(transport.sendCount, 3, "an endpoint that opts in shares on a client that does not")
+        for index in 0..<3 { transport.complete(index, with: Self.ok("{}")) }
+        XCTAssertEqual((polls + reads).map { outcomeName(settle($0)) }, ["ok", "ok", "ok", "ok"])
+    }
+
     func test_givenSharingOff_thenIdenticalRequestsAreEachSent() {
         let transport = RecordingTransport(.manual)
         let client = client(transport, sharing: false)
