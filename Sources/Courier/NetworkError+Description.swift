@@ -16,10 +16,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private var unscrubbedDescription: String {
         switch self {
-        case .clientError(_, let metadata, let response), .serverError(_, let metadata, let response):
-            return Self.describeStatus(response, metadata: metadata)
-        case .unexpectedStatus(_, let response):
-            return Self.describeStatus(response, metadata: nil) + " (unexpected status)"
+        case .clientError(let status, let metadata, let response), .serverError(let status, let metadata, let response):
+            return Self.describeStatus(status, response, metadata: metadata)
+        case .unexpectedStatus(let status, let response):
+            return Self.describeStatus(status, response, metadata: nil) + " (unexpected status)"
         case .decodingFailed(let underlying, let response):
             return "Could not decode the response to " + Self.headline(of: response) + ": "
                 + Self.describeDecoding(underlying)
@@ -51,9 +51,13 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         return text
     }
 
-    private static func describeStatus(_ response: HTTPResponse, metadata: ServerMetadata?) -> String {
-        var text = "HTTP \(response.statusCode)"
-        if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { text += " " + reason }
+    /// `HTTP 404 Not Found — "message" (status "CODE") https://host/path`. When the error's
+    /// `status` is not the response's (a validator or a plugin made the error), the response's
+    /// follows: `HTTP 422 Unprocessable Content (answered 200) …`.
+    private static func describeStatus(_ status: Int, _ response: HTTPResponse, metadata: ServerMetadata?) -> String {
+        var text = "HTTP \(status)"
+        if let reason = HTTPResponse.reasonPhrase(for: status) { text += " " + reason }
+        if status != response.statusCode { text += " (answered \(response.statusCode))" }
         if let message = metadata?.message {
             text += " — \"" + shorten(message) + "\""
         } else if let snippet = bodySnippet(response.body, json: metadata?.body) {

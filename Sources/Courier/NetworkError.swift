@@ -76,9 +76,18 @@ public enum NetworkError: Error, Sendable {
 extension NetworkError {
     /// The HTTP status of ``clientError(statusCode:metadata:response:)``,
     /// ``serverError(statusCode:metadata:response:)``, ``unexpectedStatus(statusCode:response:)``
-    /// and ``decodingFailed(underlying:response:)``; `nil` for the others.
+    /// (the status the case carries, which is the response's unless a validator or a plugin made
+    /// the error, say a `422` for an error reported inside a `200`) and
+    /// ``decodingFailed(underlying:response:)`` (the response's); `nil` for the others.
     public var statusCode: Int? {
-        response?.statusCode
+        switch self {
+        case .clientError(let status, _, _), .serverError(let status, _, _), .unexpectedStatus(let status, _):
+            status
+        case .decodingFailed(_, let response):
+            response.statusCode
+        case .transport, .timedOut, .cancelled, .authenticationFailed, .invalidRequest:
+            nil
+        }
     }
 
     /// The server's metadata of a client or server error; `nil` for the others.

@@ -25,8 +25,9 @@ import Dispatch
 /// }
 /// ```
 ///
-/// The main queue must be serviced: apps service it; a command-line program or a server on
-/// Linux must call `dispatchMain()` or run the main run loop, or these handlers never run.
+/// The main queue must be serviced: apps service it, and so does a `main.swift` that uses
+/// top-level `await`; any other command-line program or server on Linux must call
+/// `dispatchMain()` or run the main run loop, or these handlers never run.
 public struct MainActorTarget: Sendable {
     /// The main actor, reached through the main queue.
     public static let mainActor = MainActorTarget()

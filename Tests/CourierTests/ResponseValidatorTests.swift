@@ -46,6 +46,9 @@ final class ResponseValidatorTests: XCTestCase {
             XCTAssertEqual(error.metadata?.status, "E42")
             XCTAssertEqual(error.metadata?.message, "Quota exceeded")
             XCTAssertEqual(error.response?.statusCode, 200)
+            XCTAssertEqual(error.statusCode, 422, "the status the error carries, as retry policies read it")
+            XCTAssertTrue(error.description.hasPrefix("HTTP 422 Unprocessable Content (answered 200) — \"Quota exceeded\""),
+                          error.description)
         }
     }
 
