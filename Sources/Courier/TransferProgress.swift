@@ -113,16 +113,16 @@ public struct ProgressHandler: Sendable {
     /// they may update main-actor state directly under Swift 6.
     ///
     /// ```swift
-    /// let progress = ProgressHandler(on: .mainActor) { self.progressBar.value = $0.receiveFraction ?? 0 }
+    /// let progress = ProgressHandler(queue: .mainActor) { self.progressBar.value = $0.receiveFraction ?? 0 }
     /// ```
     ///
     /// The resulting ``report`` must run on the main thread: the client calls it there; call it
     /// yourself only from the main thread too.
     ///
     /// - Parameters:
-    ///   - target: `.mainActor`.
+    ///   - queue: `.mainActor`.
     ///   - report: Called with each report, on the main queue.
-    public init(on target: MainActorTarget, _ report: @escaping @MainActor (TransferProgress) -> Void) {
+    public init(queue: MainActorTarget, _ report: @escaping @MainActor (TransferProgress) -> Void) {
         self.init(queue: .main) { progress in MainActor.assumeIsolated { report(progress) } }
     }
 }

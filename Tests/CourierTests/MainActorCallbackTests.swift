@@ -14,7 +14,7 @@ import Promises
     }
 }
 
-/// `callbackQueue: .mainActor` and `ProgressHandler(on: .mainActor)`: completion handlers and
+/// `callbackQueue: .mainActor` and `ProgressHandler(queue: .mainActor)`: completion handlers and
 /// progress reports that update main-actor state directly.
 final class MainActorCallbackTests: XCTestCase {
     override func setUp() {
@@ -33,7 +33,7 @@ final class MainActorCallbackTests: XCTestCase {
         XCTAssertTrue(Thread.isMainThread, "XCTest runs tests on the main thread")
         let client = NetworkClient.stubbing().body(json: #"{"name":"Ada"}"#).makeClient()
         let finished = expectation(description: "completion")
-        let progress = ProgressHandler(on: .mainActor) { report in
+        let progress = ProgressHandler(queue: .mainActor) { report in
             Shown.add("progress \(report.bytesReceived)")
         }
         client.request(Request<JSON>("me"), callbackQueue: .mainActor, progress: progress) { result in
