@@ -1,0 +1,111 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every attempt a plugin saw go out (`willSend`) gets exactly one `didReceive`, however it ends:
+/// answered, retried, cancelled while in flight or while being sent, timed out, held by a pause,
+/// or answered through a shared exchange. A plugin that counts requests in flight (a network
+/// activity indicator, Moya's `NetworkActivityPlugin`) relies on it.
+final class PluginPairingStressTests: XCTestCase {
+    /// Tags each attempt in `prepare` and counts its `willSend` and `didReceive`.
+    // @unchecked: `sent`, `received` and `unknown` are only touched while holding `condition`.
+    private final class PairingPlugin: RequestPlugin, @unchecked Sendable {
+        private let condition = NSCondition()
+        private var sent: [String: Int] = [:]
+        private var received: [String: Int] = [:]
+        private var unknown = 0
+
+        func prepare(_ request: URLRequest, for endpoint: any Endpoint) -> URLRequest {
+            var request = request
+            request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Attempt")
+            return request
+        }
+
+        func willSend(_ request: URLRequest, for endpoint: any Endpoint) {
+            record(request, in: \.sent)
+        }
+
+        func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest, endpoint: any Endpoint) {
+            record(request, in: \.received)
+        }
+
+        private func record(_ request: URLRequest, in table: ReferenceWritableKeyPath<PairingPlugin, [String: Int]>) {
+            condition.withLock {
+                if let id = request.value(forHTTPHeaderField: "X-Attempt") { self[keyPath: table][id, default: 0] += 1 } else { unknown += 1 }
+                condition.broadcast()
+            }
+        }
+
+        /// Waits until every attempt sent was received, or `timeout` passes; the unpaired ones.
+        func unpaired(within timeout: TimeInterval) -> (sent: Int, unpaired: [String], twice: [String], unknown: Int) {
+            _ = condition.waitUntil({ sent.keys.allSatisfy { received[$0] != nil } }, timeout: timeout)
+            return condition.withLock {
+                (sent.count,
+                 sent.keys.filter { received[$0] == nil } + received.keys.filter { sent[$0] == nil },
+                 sent.filter { $0.value != 1 }.map(\.key) + received.filter { $0.value != 1 }.map(\.key),
+                 unknown)
+            }
+        }
+    }
+
+    private func run(sharing: Bool) {
+        let plugin = PairingPlugin()
+        let counter = SharedValue(0)
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.plugins = [plugin]
+        configuration.sharesIdenticalRequests = sharing
+        let client = NetworkClient.stubbing().respond { _ in
+            let n = counter.withLock { value -> Int in value += 1; return value }
+            return n % 7 == 0 ? StubResponse(status: 503, delay: 0.001) : .json("{}", delay: Double(n % 3) * 0.001)
+        }.makeClient(configuration: configuration)
+
+        let threads = 8, perThread = 150
+        let settled = DispatchGroup()
+        let toggling = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            // Pauses and resumes while requests come and go, then leaves the gate open.
+            for _ in 0..<200 { client.pause(); client.resume() }
+            toggling.signal()
+        }
+        for thread in 0..<threads {
+            DispatchQueue.global().async(group: settled) {
+                for index in 0..<perThread {
+                    var request = Request<JSON>("items/\(index % 5)")
+                    switch (index + thread) % 6 {
+                    case 0: request.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
+                    case 1: request.timeout = 0.001
+                    default: break
+                    }
+                    let promise = client.request(request)
+                    switch (index * 7 + thread) % 5 {
+                    case 0: promise.cancel()
+                    case 1: DispatchQueue.global().async { promise.cancel() }
+                    default: break
+                    }
+                    settled.enter()
+                    promise.tap { _ in settled.leave() }.cauterize()
+                }
+            }
+        }
+        XCTAssertEqual(toggling.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(settled.wait(timeout: .now() + 60), .success, "every request settled")
+        let result = plugin.unpaired(within: 10)
+        XCTAssertGreaterThan(result.sent, threads * perThread / 2, "most requests were sent")
+        XCTAssertEqual(result.unpaired, [], "an attempt sent without a didReceive, or the reverse")
+        XCTAssertEqual(result.twice, [], "an attempt reported twice")
+        XCTAssertEqual(result.unknown, 0)
+    }
+
+    func test_givenRacingCancelsTimeoutsRetriesAndPauses_thenEveryAttemptSentIsReceivedOnce() {
+        run(sharing: false)
+    }
+
+    func test_givenSharedExchangesToo_thenEveryAttemptSentIsStillReceivedOnce() {
+        run(sharing: true)
+    }
+}
