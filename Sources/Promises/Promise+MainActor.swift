@@ -7,10 +7,10 @@ import Dispatch
 /// `on: .mainActor` the handler is a `@MainActor` closure instead: it runs on the main queue,
 /// isolated to the main actor, and may call main-actor methods directly.
 ///
-/// The forms that take it: `then`, `map`, `done`, `get`, `tap`, `recover`, `ensure`, `catch`,
-/// and `finally` (on a ``PromiseFinalizer`` and on a `Promise<Void>`). For the others (typed
-/// `catch(only:)` and `recover(only:)`, `compactMap`, `ensureThen`, the sequence operators) put
-/// a `.mainActor` step after them, or call `MainActor.assumeIsolated` in an `on: .main` handler.
+/// The forms that take it: `then`, `map`, `compactMap`, `done`, `get`, `tap`, `recover` and
+/// `catch` (also their typed `only:` forms), `ensure`, and `finally` (on a ``PromiseFinalizer``
+/// and on a `Promise<Void>`). For the others (`ensureThen`, the sequence operators) put a
+/// `.mainActor` step after them, or call `MainActor.assumeIsolated` in an `on: .main` handler.
 ///
 /// ```swift
 /// @MainActor final class ProfileModel {

@@ -20,7 +20,7 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     case returnedSelf
     /// ``race(_:)`` was given no promises, so nothing could win.
     case emptyRace
-    /// A ``Promise/compactMap(on:_:)`` transform returned `nil`.
+    /// A ``Promise/compactMap(on:_:)-(DispatchQueue,_)`` transform returned `nil`.
     case compactMapReturnedNil
     /// ``Promise/firstValue`` or ``Promise/lastValue`` met an empty sequence, or
     /// ``Promise/firstValue(on:where:)`` found no element that matched.

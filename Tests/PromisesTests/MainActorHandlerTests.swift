@@ -82,6 +82,37 @@ final class MainActorHandlerTests: XCTestCase {
         XCTAssertEqual(log(of: screen), ["done 3", "finally"])
     }
 
+    func test_givenTypedFormsAndCompactMap_whenOnTheMainActor_thenEachRunsThereForItsErrorsOnly() {
+        struct Other: Error {}
+        let screen = Screen()
+        let recovered = Promise<Int>(error: TestError(1))
+            .recover(only: TestError.self, on: .mainActor) { error -> Promise<Int> in
+                screen.show("recover type \(error.id)"); return .value(10)
+            }
+            .map { _ throws -> Int in throw TestError(2) }
+            .recover(only: TestError(2), on: .mainActor) { error -> Promise<Int> in
+                screen.show("recover value \(error.id)"); return .value(20)
+            }
+            .compactMap(on: .mainActor) { value -> String? in screen.show("compactMap \(value)"); return "\(value)" }
+        waitFor(recovered)
+        XCTAssertEqual(try recovered.wait(), "20")
+
+        let caughtType = Promise<Int>(error: TestError(3)).catch(only: TestError.self, on: .mainActor) { error in
+            screen.show("catch type \(error.id)")
+        }
+        let caughtValue = Promise<Int>(error: TestError(4)).catch(only: TestError(4), on: .mainActor) { error in
+            screen.show("catch value \(error.id)")
+        }
+        let passedOn = Promise<Int>(error: Other()).catch(only: TestError.self, on: .mainActor) { _ in
+            screen.show("never: another type")
+        }
+        waitFor(when(resolved: [caughtType, caughtValue, passedOn]))
+        XCTAssertTrue(settledError(passedOn) is Other, "an error of another type passes on")
+        XCTAssertEqual(log(of: screen), [
+            "recover type 1", "recover value 2", "compactMap 20", "catch type 3", "catch value 4",
+        ])
+    }
+
     func test_givenMainQueueAndMainActorHandlersOnOnePromise_thenTheyRunInAttachmentOrder() {
         let screen = Screen()
         let order = Recorder<String>()
