@@ -9,7 +9,7 @@ extension Endpoint {
     ///
     /// Everything else is this endpoint's own (every ``Endpoint`` property: path, base URL,
     /// method, query, headers, body, timeouts, cache policy, retry policy, authentication, sample
-    /// data, accepted statuses, coders, key path, adapters and retriers), so stubs, plugins and
+    /// data, accepted statuses, coders, key path, adapters and retriers, sharing), so stubs, plugins and
     /// the authenticator see the same request. (A plugin's `prepare(_:for:)` receives the wrapper as its endpoint:
     /// one that checks the endpoint's type should look at ``WithHTTPResponse/base`` too.)
     ///

@@ -106,7 +106,10 @@ extension Promise {
     ///
     /// ```swift
     /// spinner.isHidden = false
-    /// client.request(Feed.latest).ensure(on: .mainActor) { self.spinner.isHidden = true }
+    /// client.request(Feed.latest)
+    ///     .ensure(on: .mainActor) { self.spinner.isHidden = true }
+    ///     .done(on: .mainActor) { feed in self.items = feed.items }
+    ///     .cauterize()
     /// ```
     ///
     /// - Parameters:
