@@ -34,6 +34,39 @@ final class SharedPromiseTests: XCTestCase {
         XCTAssertFalse(shared.isPending)
     }
 
+    func test_givenConsumersCancelledWhileTheWorkRuns_thenTheSharedPromiseLetsGoOfThemAtOnce() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        let shared = producer.shared()
+        let keeper = shared.makePromise()
+        let released = Box<[Bool]>([])
+        for _ in 0..<100 {
+            weak var gone: Promise<Int>?
+            do {
+                let consumer = shared.makePromise()
+                gone = consumer
+                consumer.cancel()
+            }
+            released.mutate { $0.append(gone == nil) }
+        }
+        XCTAssertEqual(released.get().filter { $0 }.count, 100, "each cancelled consumer was freed before the work settled")
+        XCTAssertEqual(hookRuns.value, 0, "the keeper still waits")
+        XCTAssertTrue(producer.isPending)
+        resolver.fulfill(5)
+        XCTAssertEqual(value(of: keeper), 5)
+    }
+
+    func test_givenAConsumerMadeAfterTheWorkSettled_whenCancelled_thenNothingElseIsCancelled() {
+        let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
+        let shared = producer.shared()
+        let early = shared.makePromise()
+        resolver.fulfill(2)
+        XCTAssertEqual(value(of: early), 2)
+        let late = shared.makePromise()
+        late.cancel()
+        XCTAssertEqual(value(of: late), 2, "it had its result at once")
+        XCTAssertEqual(hookRuns.value, 0)
+    }
+
     func test_givenATimeoutOnOneConsumer_whenItFires_thenOnlyThatConsumerTimesOut() {
         let (producer, resolver, hookRuns) = cancellableProducer(Int.self)
         let shared = producer.shared()
