@@ -65,7 +65,9 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - configuration: The session configuration. Default: `.ephemeral` (no persistent
-    ///     cookies, cache or credentials). Credential headers in its `httpAdditionalHeaders`
+    ///     cookies, cache or credentials). On Linux its `urlCache` is not used: FoundationNetworking
+    ///     can trap when a task is cancelled during its cache lookup, so a cache policy that reads
+    ///     the cache loads from the network there. Credential headers in its `httpAdditionalHeaders`
     ///     (`Authorization`, `Cookie`, API keys, tokens: the names the redaction rules hide) are
     ///     sent with each request rather than by the session, so that a redirect to another host
     ///     drops them like the request's own; a request's own header of the same name wins. The
@@ -129,6 +131,12 @@ public final class URLSessionTransport: HTTPTransport {
             configuration.httpShouldSetCookies = false
             configuration.httpCookieStorage = nil
         }
+        // FoundationNetworking looks every data task up in the session's URL cache, on a
+        // background queue, before the task can load; a cancel that lands meanwhile reports the
+        // task's failure out of order with its removal from the session, and the process traps
+        // ("Trying to access a behaviour for a task that in not in the registry"). A cancel right
+        // after the start did so in every run of a few thousand; without a cache, in none.
+        configuration.urlCache = nil
         #else
         let cookies: CookieJar? = nil
         #endif
@@ -142,6 +150,9 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// How many tasks the transport still tracks: started and not yet completed (for tests).
     var tasksInFlight: Int { delegate.tasks.withLock { $0.count } }
+
+    /// The session's URL cache (for tests).
+    var sessionURLCache: URLCache? { session.configuration.urlCache }
 
     /// The longest timeout handed to `URLSession` (7 days, its default resource timeout).
     static let longestSessionTimeout: TimeInterval = 7 * 24 * 60 * 60
