@@ -155,6 +155,10 @@ final class NetworkFixture {
     let url: URL
     let courierURLSession: NetworkClient
     let rawSession: URLSession
+    /// A raw session without a URL cache, as `URLSessionTransport` runs its own on Linux (a
+    /// cancel during FoundationNetworking's cache lookup can trap the process): the reference
+    /// that leaves the cache lookup out of the comparison.
+    let rawSessionWithoutCache: URLSession
     let httpClient: HTTPClient
     let courierAsyncHTTPClient: NetworkClient
     let urlSessionTransport: URLSessionTransport
@@ -165,6 +169,9 @@ final class NetworkFixture {
         url = server.baseURL.appendingPathComponent("users/42")
         courierURLSession = NetworkClient(configuration: NetworkClient.Configuration(baseURL: server.baseURL))
         rawSession = URLSession(configuration: .ephemeral)
+        let withoutCache = URLSessionConfiguration.ephemeral
+        withoutCache.urlCache = nil
+        rawSessionWithoutCache = URLSession(configuration: withoutCache)
         httpClient = AsyncHTTPClientTransport.makeHTTPClient()
         urlSessionTransport = URLSessionTransport()
         asyncHTTPClientTransport = AsyncHTTPClientTransport(client: httpClient)
@@ -175,6 +182,7 @@ final class NetworkFixture {
 
     func stop() {
         rawSession.invalidateAndCancel()
+        rawSessionWithoutCache.invalidateAndCancel()
         try? httpClient.syncShutdown()
         server.stop()
     }

@@ -45,6 +45,10 @@ func runRequestSuite(_ options: RequestOptions) -> [Row] {
         rawAsync: { name, count, inFlight in
             AsyncNetworkWorkloads.rawURLSession(name, session: fixture.rawSession, url: fixture.url,
                                                 count: count, inFlight: inFlight)
+        },
+        rawWithoutCache: { name, count, inFlight in
+            NetworkWorkloads.rawURLSession(name, session: fixture.rawSessionWithoutCache, url: fixture.url,
+                                           count: count, inFlight: inFlight)
         })
     let asyncHTTPClient = engineRows(
         "R2", engine: "AsyncHTTPClient", short: "AHC", transportName: "AsyncHTTPClientTransport", minimum: 0.9,
@@ -68,7 +72,8 @@ private func engineRows(
     _ id: String, engine: String, short: String, transportName: String, minimum: Double,
     options: RequestOptions, client: NetworkClient, transport: any HTTPTransport, url: URL,
     raw: (_ name: String, _ count: Int, _ inFlight: Int) -> Workload,
-    rawAsync: (_ name: String, _ count: Int, _ inFlight: Int) -> Workload
+    rawAsync: (_ name: String, _ count: Int, _ inFlight: Int) -> Workload,
+    rawWithoutCache: ((_ name: String, _ count: Int, _ inFlight: Int) -> Workload)? = nil
 ) -> [Row] {
     var rows: [Row] = []
     for (label, count, inFlight) in [("sequential", options.sequential, 1), ("16 in flight", options.concurrent, 16)] {
@@ -83,7 +88,7 @@ private func engineRows(
                                             deliverOn: DispatchQueue(label: "courier-bench.hop")),
             AsyncNetworkWorkloads.courier("Courier/\(short), async", client: client, count: count, inFlight: inFlight),
             rawAsync("raw \(short), async", count, inFlight),
-        ]
+        ] + (rawWithoutCache.map { [$0("raw \(short), no URL cache", count, inFlight)] } ?? [])
         let result = compare("\(id) \(label)", warmUp: options.warmUp, repetitions: options.repetitions, workloads)
         rows += throughputRows(id, label, result, courier: "Courier/\(short)", raw: "raw \(short)",
                                engine: engine, minimum: minimum,
@@ -91,6 +96,18 @@ private func engineRows(
                                         "\(transportName) alone + one hop"])
         rows += asyncRows(id, label, result, courier: "Courier/\(short), async", raw: "raw \(short), async",
                           engine: engine)
+        if rawWithoutCache != nil {
+            let uncached = "raw \(short), no URL cache"
+            let samples = result.samples(named: uncached)
+            rows += [
+                .info(id, "\(uncached), \(label): requests per second", value: samples.medianRate, unit: " /s",
+                      spread: samples.rateSpread, cpu: samples.cpuMedianRate, format: "%.0f"),
+                .info(id, "throughput Courier / raw \(engine) without a URL cache (as the transport runs on Linux), \(label)",
+                      value: result.pairedRatio(uncached, "Courier/\(short)"), unit: "x",
+                      spread: result.pairedRatioSpread(uncached, "Courier/\(short)"),
+                      cpu: result.pairedRatio(uncached, "Courier/\(short)", cpu: true), format: "%.3f"),
+            ]
+        }
         rows.append(switchesRow(id, label, workloads))
     }
     return rows
