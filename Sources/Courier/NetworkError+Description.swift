@@ -43,10 +43,15 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static let bodyLimit = 200
 
+    /// `HTTP 404 Not Found`, or `HTTP 799` for a status without a reason phrase.
+    private static func statusLine(_ status: Int) -> String {
+        guard let reason = HTTPResponse.reasonPhrase(for: status) else { return "HTTP \(status)" }
+        return "HTTP \(status) " + reason
+    }
+
     /// `HTTP 404 Not Found https://host/path` (URL redacted; omitted when unknown).
     private static func headline(of response: HTTPResponse) -> String {
-        var text = "HTTP \(response.statusCode)"
-        if let reason = HTTPResponse.reasonPhrase(for: response.statusCode) { text += " " + reason }
+        var text = statusLine(response.statusCode)
         if let url = response.url { text += " " + Redaction.redact(url) }
         return text
     }
@@ -55,8 +60,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     /// `status` is not the response's (a validator or a plugin made the error), the response's
     /// follows: `HTTP 422 Unprocessable Content (answered 200) …`.
     private static func describeStatus(_ status: Int, _ response: HTTPResponse, metadata: ServerMetadata?) -> String {
-        var text = "HTTP \(status)"
-        if let reason = HTTPResponse.reasonPhrase(for: status) { text += " " + reason }
+        var text = statusLine(status)
         if status != response.statusCode { text += " (answered \(response.statusCode))" }
         if let message = metadata?.message {
             text += " — \"" + shorten(message) + "\""

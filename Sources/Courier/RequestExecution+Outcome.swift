@@ -49,7 +49,8 @@ extension RequestExecution {
         case .failure(let error):
             classified = .failure(NetworkError.fromTransport(error))
         }
-        for plugin in core.configuration.plugins { plugin.didReceive(classified, for: sent, endpoint: endpoint) }
+        let plugins = core.configuration.plugins
+        for plugin in plugins { plugin.didReceive(classified, for: sent, endpoint: endpoint) }
 
         if case .success(let response) = result, requiresAuthentication,
            let authenticator = core.configuration.authenticator, authenticator.isAuthenticationFailure(response) {
@@ -63,7 +64,6 @@ extension RequestExecution {
             return
         }
 
-        let plugins = core.configuration.plugins
         switch plugins.isEmpty ? classified : Self.processed(classified, from: result, sent: sent, endpoint: endpoint, by: plugins) {
         case .success(var response):
             if let streamed { response.streamedBody = streamed }
@@ -83,10 +83,9 @@ extension RequestExecution {
     ) -> Result<HTTPResponse, NetworkError> {
         var outcome = classified
         for plugin in plugins { outcome = plugin.process(outcome, for: sent, endpoint: endpoint) }
-        if case .success(let original) = result, let file = original.bodyFileURL {
-            var kept = false
-            if case .success(let response) = outcome { kept = response.bodyFileURL == file }
-            if !kept { DownloadStorage.discard(original) }
+        if case .success(let original) = result, let file = original.bodyFileURL,
+           (try? outcome.get())?.bodyFileURL != file {
+            DownloadStorage.discard(original)
         }
         if case .failure(let error) = outcome { return .failure(error.withoutBodyFile()) }
         return outcome
