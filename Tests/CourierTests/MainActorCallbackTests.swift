@@ -56,4 +56,23 @@ final class MainActorCallbackTests: XCTestCase {
         wait(for: [finished], timeout: 10)
         XCTAssertEqual(shown, ["invalidRequest"])
     }
+
+    func test_givenAnActivityPluginOnTheMainActor_whenARequestRuns_thenBusyAndIdleAreShownThere() {
+        let busy = expectation(description: "busy reported")
+        let idle = expectation(description: "idle reported")
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.plugins = [NetworkActivityPlugin(queue: .mainActor) { isActive in
+            Shown.add("active \(isActive)")
+            (isActive ? busy : idle).fulfill()
+        }]
+        let clock = VirtualClock()
+        let client = NetworkClient.stubbing().delay(1).body(json: "{}").clock(clock).makeClient(configuration: configuration)
+        let finished = expectation(description: "completion")
+        client.request(Request<JSON>("me"), callbackQueue: .mainActor) { _ in finished.fulfill() }
+        wait(for: [busy], timeout: 10)
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2), "the deadline and the stub's delay")
+        clock.advance(by: 1)
+        wait(for: [finished, idle], timeout: 10)
+        XCTAssertEqual(shown, ["active true", "active false"])
+    }
 }

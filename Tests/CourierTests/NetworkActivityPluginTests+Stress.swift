@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The busy/idle form under races: reports alternate, never overlap, and end idle.
+final class NetworkActivityPluginStressTests: XCTestCase {
+    /// Checks what a busy/idle report sequence promises: it alternates, starting busy and, once
+    /// everything ended, ending idle.
+    private func assertAlternatesAndEndsIdle(_ reports: [Bool], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(reports.first ?? true, true, "the first report is busy", file: file, line: line)
+        XCTAssertEqual(reports.last ?? false, false, "the last report is idle", file: file, line: line)
+        let repeats = zip(reports, reports.dropFirst()).filter { $0 == $1 }.count
+        XCTAssertEqual(repeats, 0, "two equal reports in a row", file: file, line: line)
+    }
+
+    func test_givenManyThreadsBeginningAndEnding_whenReportsRunOnAConcurrentQueue_thenTheyNeverOverlapAndEndIdle() {
+        let queue = DispatchQueue(label: "activity-concurrent", attributes: .concurrent)
+        let reports = SharedValue<[Bool]>([])
+        let inside = SharedValue(0)
+        let overlaps = SharedValue(0)
+        let counter = ActivityCounter(queue: queue) { active in
+            if inside.withLock({ value -> Int in value += 1; return value }) > 1 { overlaps.withLock { $0 += 1 } }
+            reports.withLock { $0.append(active) }
+            for _ in 0..<20 { sched_yield() }   // widens the window in which a second report could start
+            inside.withLock { $0 -= 1 }
+        }
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<5_000 {
+                counter.apply(.began)
+                if (index + thread) % 3 == 0 { counter.apply(.began); counter.apply(.ended) }
+                counter.apply(.ended)
+            }
+        }
+        queue.sync(flags: .barrier) {}
+        let seen = reports.withLock { $0 }
+        XCTAssertEqual(overlaps.withLock { $0 }, 0, "two reports ran at once")
+        XCTAssertGreaterThan(seen.count, 0, "80 000 changes over eight threads reported something")
+        assertAlternatesAndEndsIdle(seen)
+    }
+
+    func test_givenRacingCancelsTimeoutsRetriesAndPauses_thenTheClientEndsIdleAndEveryBeganEnded() {
+        let reports = ActivityReports()
+        let busy = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        let began = SharedValue(0)
+        let ended = SharedValue(0)
+        let allEnded = NSCondition()
+        let perAttempt = NetworkActivityPlugin { change, _ in
+            allEnded.withLock {
+                if change == .began { began.withLock { $0 += 1 } } else { ended.withLock { $0 += 1 } }
+                allEnded.broadcast()
+            }
+        }
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        // The busy form first: once the per-attempt form has seen an attempt end, so has it.
+        configuration.plugins = [busy, perAttempt]
+        let answered = SharedValue(0)
+        let client = NetworkClient.stubbing().respond { _ in
+            let n = answered.withLock { value -> Int in value += 1; return value }
+            return n % 7 == 0 ? StubResponse(status: 503, delay: 0.001) : .json("{}", delay: Double(n % 3) * 0.001)
+        }.makeClient(configuration: configuration)
+
+        let threads = 8, perThread = 100
+        let settled = DispatchGroup()
+        for thread in 0..<threads {
+            DispatchQueue.global().async(group: settled) {
+                for index in 0..<perThread {
+                    if thread == 0 && index % 10 == 0 { client.pause() }
+                    if thread == 0 && index % 10 == 5 { client.resume() }
+                    var request = Request<JSON>("items/\(index % 5)")
+                    switch (index + thread) % 6 {
+                    case 0: request.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
+                    case 1: request.timeout = 0.001
+                    default: break
+                    }
+                    let promise = client.request(request)
+                    switch (index * 7 + thread) % 5 {
+                    case 0: promise.cancel()
+                    case 1: DispatchQueue.global().async { promise.cancel() }
+                    default: break
+                    }
+                    settled.enter()
+                    promise.tap { _ in settled.leave() }.cauterize()
+                }
+            }
+        }
+        XCTAssertEqual(settled.wait(timeout: .now() + 60), .success, "every request settled")
+        // A cancelled request settles at once; its attempt's end may come just after.
+        let paired = allEnded.waitUntil({ began.withLock { $0 } == ended.withLock { $0 } }, timeout: 10)
+        XCTAssertTrue(paired, "began \(began.withLock { $0 }), ended \(ended.withLock { $0 })")
+        XCTAssertGreaterThan(began.withLock { $0 }, threads * perThread / 2, "most requests went out")
+        let seen = reports.flushed()
+        XCTAssertGreaterThan(seen.count, 0)
+        assertAlternatesAndEndsIdle(seen)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `NetworkActivityPlugin`: `.began` / `.ended` per attempt, and the busy/idle form that counts.
+final class NetworkActivityPluginTests: XCTestCase {
+    private struct Checkout: Endpoint {
+        var path: String { "checkout" }
+        var method: HTTPMethod { .put }
+        var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 1, delayBeforeRetry: .milliseconds(1), jitter: 0) }
+    }
+
+    private func client(_ builder: StubbingBuilder, plugins: [any RequestPlugin]) -> NetworkClient {
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.plugins = plugins
+        return builder.makeClient(configuration: configuration)
+    }
+
+    // MARK: Per attempt
+
+    func test_givenTheClosureForm_whenAnAttemptIsRetried_thenEachAttemptBeginsAndEndsWithTheEndpoint() {
+        let changes = SharedValue<[String]>([])
+        let plugin = NetworkActivityPlugin { change, endpoint in
+            changes.withLock { $0.append("\(change) \(type(of: endpoint)) \(endpoint.path)") }
+        }
+        let client = client(NetworkClient.stubbing().sequence([StubResponse(status: 503), .json("{}")]), plugins: [plugin])
+        XCTAssertEqual(outcomeName(settle(client.request(Checkout()))), "ok")
+        XCTAssertEqual(changes.withLock { $0 }, [
+            "began Checkout checkout", "ended Checkout checkout",
+            "began Checkout checkout", "ended Checkout checkout",
+        ])
+    }
+
+    func test_givenTheClosureForm_whenARequestIsHeldByAPauseAndCancelled_thenNothingBegan() {
+        let changes = SharedValue<[NetworkActivityPlugin.Change]>([])
+        let plugin = NetworkActivityPlugin { change, _ in changes.withLock { $0.append(change) } }
+        let client = client(NetworkClient.stubbing().body(json: "{}"), plugins: [plugin])
+        client.pause()
+        let held = client.request(Request<JSON>("held"))
+        held.cancel()
+        _ = settle(held)
+        XCTAssertTrue(held.isCancelled)
+        client.resume()
+        XCTAssertEqual(outcomeName(settle(client.request(Request<JSON>("after")))), "ok")
+        XCTAssertEqual(changes.withLock { $0 }, [.began, .ended], "only the request that went out")
+    }
+
+    // MARK: Busy or idle, through a client
+
+    func test_givenOverlappingRequests_whenTheyRunAndEnd_thenBusyIsReportedOnceAndIdleOnce() {
+        let reports = ActivityReports()
+        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        let clock = VirtualClock()
+        let client = client(NetworkClient.stubbing().delay(1).body(json: "{}").clock(clock), plugins: [plugin])
+        let promises = (0..<3).map { client.request(Request<JSON>("item/\($0)")) }
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 6), "three deadlines and three stub delays")
+        XCTAssertTrue(reports.waitFor(count: 1), "busy was reported while all three are on the wire")
+        clock.advance(by: 1)
+        for promise in promises { XCTAssertEqual(outcomeName(settle(promise)), "ok") }
+        XCTAssertTrue(reports.waitFor(count: 2))
+        XCTAssertEqual(reports.flushed(), [true, false])
+    }
+
+    func test_givenARequestCancelledOnTheWire_whenItEnds_thenIdleIsReported() {
+        let reports = ActivityReports()
+        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        let clock = VirtualClock()
+        let client = client(NetworkClient.stubbing().delay(10).body(json: "{}").clock(clock), plugins: [plugin])
+        let promise = client.request(Request<JSON>("slow"))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        XCTAssertTrue(reports.waitFor(count: 1))
+        promise.cancel()
+        _ = settle(promise)
+        XCTAssertTrue(promise.isCancelled)
+        XCTAssertTrue(reports.waitFor(count: 2), "a cancelled attempt ends too")
+        XCTAssertEqual(reports.flushed(), [true, false])
+    }
+
+    func test_givenARequestThatTimesOut_whenItsDeadlinePasses_thenIdleIsReported() {
+        let reports = ActivityReports()
+        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        let clock = VirtualClock()
+        let client = client(NetworkClient.stubbing().delay(10).body(json: "{}").clock(clock), plugins: [plugin])
+        var request = Request<JSON>("slow")
+        request.timeout = 2
+        let promise = client.request(request)
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
+        XCTAssertTrue(reports.waitFor(count: 1))
+        clock.advance(by: 2)
+        XCTAssertEqual(outcomeName(settle(promise)), "timedOut")
+        XCTAssertTrue(reports.waitFor(count: 2), "a timed-out attempt ends too")
+        XCTAssertEqual(reports.flushed(), [true, false])
+    }
+
+    func test_givenOnePluginOnTwoClients_whenOnlyOneIsIdle_thenTheNetworkStaysBusy() {
+        let reports = ActivityReports()
+        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        let clock = VirtualClock()
+        let fast = client(NetworkClient.stubbing().delay(1).body(json: "{}").clock(clock), plugins: [plugin])
+        let slow = client(NetworkClient.stubbing().delay(5).body(json: "{}").clock(clock), plugins: [plugin])
+        let quick = fast.request(Request<JSON>("quick"))
+        let long = slow.request(Request<JSON>("long"))
+        XCTAssertTrue(clock.waitUntilPending(atLeast: 4))
+        clock.advance(by: 1)
+        XCTAssertEqual(outcomeName(settle(quick)), "ok")
+        XCTAssertEqual(reports.flushed(), [true], "the other client still has a request out")
+        clock.advance(by: 4)
+        XCTAssertEqual(outcomeName(settle(long)), "ok")
+        XCTAssertTrue(reports.waitFor(count: 2))
+        XCTAssertEqual(reports.flushed(), [true, false])
+    }
+
+    // MARK: The counter on its own
+
+    func test_givenChangesFasterThanTheQueue_whenTheyCancelOut_thenNothingIsReported() {
+        let reports = ActivityReports()
+        let counter = ActivityCounter(queue: reports.queue, report: { reports.append($0) })
+        reports.queue.suspend()
+        counter.apply(.began)
+        counter.apply(.began)
+        counter.apply(.ended)
+        counter.apply(.ended)
+        reports.queue.resume()
+        XCTAssertEqual(reports.flushed(), [], "busy and idle again before the queue ran: no flicker")
+    }
+
+    func test_givenNestedAttempts_whenTheCountReturnsToZero_thenIdleFollowsBusy() {
+        let reports = ActivityReports()
+        let counter = ActivityCounter(queue: reports.queue, report: { reports.append($0) })
+        counter.apply(.began)
+        XCTAssertEqual(reports.flushed(), [true])
+        counter.apply(.began)
+        counter.apply(.ended)
+        XCTAssertEqual(reports.flushed(), [true], "one attempt is still out")
+        counter.apply(.ended)
+        XCTAssertEqual(reports.flushed(), [true, false])
+        counter.apply(.began)
+        XCTAssertEqual(reports.flushed(), [true, false, true])
+    }
+
+    func test_givenAChangeWhileAReportRuns_whenTheReportReturns_thenTheSameDeliveryReportsIt() {
+        let reports = ActivityReports()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let counter = ActivityCounter(queue: reports.queue, report: { active in
+            if active { entered.signal(); proceed.wait() }
+            reports.append(active)
+        })
+        counter.apply(.began)
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        counter.apply(.ended)   // while `true` is being reported
+        proceed.signal()
+        XCTAssertEqual(reports.flushed(), [true, false])
+    }
+}
+
+/// Collects busy/idle reports made on its serial `queue`.
+final class ActivityReports: @unchecked Sendable {
+    // @unchecked: `values` is only touched while holding `condition`.
+    let queue = DispatchQueue(label: "activity-reports")
+    private let condition = NSCondition()
+    private var values: [Bool] = []
+
+    func append(_ value: Bool) {
+        condition.withLock {
+            values.append(value)
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until at least `count` reports arrived, for at most 10 s.
+    func waitFor(count: Int) -> Bool {
+        condition.waitUntil({ values.count >= count }, timeout: 10)
+    }
+
+    /// The reports once everything already queued on `queue` has run.
+    func flushed() -> [Bool] {
+        queue.sync {}
+        return condition.withLock { values }
+    }
+}
