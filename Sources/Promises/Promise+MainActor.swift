@@ -7,10 +7,12 @@ import Dispatch
 /// `on: .mainActor` the handler is a `@MainActor` closure instead: it runs on the main queue,
 /// isolated to the main actor, and may call main-actor methods directly.
 ///
-/// The forms that take it: `then`, `map`, `compactMap`, `done`, `get`, `tap`, `recover` and
-/// `catch` (also their typed `only:` forms), `ensure`, and `finally` (on a ``PromiseFinalizer``
-/// and on a `Promise<Void>`). For the others (`ensureThen`, the sequence operators) put a
-/// `.mainActor` step after them, or call `MainActor.assumeIsolated` in an `on: .main` handler.
+/// Every operator that takes a handler and an `on:` queue has a form that takes it: `then`,
+/// `map`, `compactMap`, `done`, `get`, `tap`, `recover` and `catch` (also their typed `only:`
+/// forms), `ensure`, `ensureThen`, `finally` (on a ``PromiseFinalizer`` and on a
+/// `Promise<Void>`), and the sequence operators `mapValues`, `compactMapValues`,
+/// `flatMapValues`, `filterValues`, `firstValue(where:)` and `thenMap`, and
+/// `when(fulfilled:concurrently:on:_:)`.
 ///
 /// ```swift
 /// @MainActor final class ProfileModel {

@@ -93,7 +93,7 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
     /// `when(fulfilled:)` does: the values come back in the order of the elements, and the
     /// first rejection rejects the result and cancels the others.
     ///
-    /// To start at most a few at a time, use ``when(fulfilled:concurrently:on:_:)``.
+    /// To start at most a few at a time, use ``when(fulfilled:concurrently:on:_:)-(_,_,DispatchQueue,_)``.
     ///
     /// - Parameters:
     ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
@@ -104,16 +104,22 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
         on queue: DispatchQueue = .promises,
         _ transform: @escaping @Sendable (Value.Element) throws -> Promise<U>
     ) -> Promise<[U]> {
-        then(on: queue) { values in
-            var started: [Promise<U>] = []
-            do {
-                for value in values { started.append(try transform(value)) }
-            } catch {
-                for promise in started { promise.cancel() }
-                throw error
-            }
-            return when(fulfilled: started)
+        then(on: queue) { values in try Self.startEach(of: values, transform) }
+    }
+
+    /// `thenMap`'s work: one promise per element, all of them awaited; a throw cancels the ones
+    /// already started.
+    static func startEach<U: Sendable>(
+        of values: Value, _ transform: (Value.Element) throws -> Promise<U>
+    ) throws -> Promise<[U]> {
+        var started: [Promise<U>] = []
+        do {
+            for value in values { started.append(try transform(value)) }
+        } catch {
+            for promise in started { promise.cancel() }
+            throw error
         }
+        return when(fulfilled: started)
     }
 }
 

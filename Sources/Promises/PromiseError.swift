@@ -23,7 +23,7 @@ public enum PromiseError: Error, Sendable, Equatable, Hashable {
     /// A ``Promise/compactMap(on:_:)-(DispatchQueue,_)`` transform returned `nil`.
     case compactMapReturnedNil
     /// ``Promise/firstValue`` or ``Promise/lastValue`` met an empty sequence, or
-    /// ``Promise/firstValue(on:where:)`` found no element that matched.
+    /// ``Promise/firstValue(on:where:)-(DispatchQueue,_)`` found no element that matched.
     case emptySequence
 }
 

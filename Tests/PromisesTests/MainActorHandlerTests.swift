@@ -124,4 +124,53 @@ final class MainActorHandlerTests: XCTestCase {
         waitFor(when(fulfilled: [first, second, third]))
         XCTAssertEqual(order.events, ["main 1", "actor 2", "main 3"])
     }
+
+    func test_givenTheSequenceOperators_whenOnTheMainActor_thenEachElementIsHandledThere() {
+        let screen = Screen()
+        let chain = Promise.value([3, 1, 2])
+            .mapValues(on: .mainActor) { value -> Int in screen.show("map \(value)"); return value * 10 }
+            .filterValues(on: .mainActor) { value in screen.show("filter \(value)"); return value != 10 }
+            .compactMapValues(on: .mainActor) { value -> Int? in screen.show("compact \(value)"); return value == 20 ? nil : value }
+            .flatMapValues(on: .mainActor) { value -> [Int] in screen.show("flat \(value)"); return [value, value + 1] }
+            .thenMap(on: .mainActor) { value -> Promise<Int> in screen.show("start \(value)"); return .value(value) }
+            .firstValue(on: .mainActor) { value in screen.show("first? \(value)"); return value > 30 }
+        waitFor(chain)
+        XCTAssertEqual(try chain.wait(), 31)
+        XCTAssertEqual(log(of: screen), [
+            "map 3", "map 1", "map 2", "filter 30", "filter 10", "filter 20", "compact 30", "compact 20",
+            "flat 30", "start 30", "start 31", "first? 30", "first? 31",
+        ])
+    }
+
+    func test_givenAThrowingTransformOnTheMainActor_whenThenMapStartsWork_thenItRejectsAndCancelsWhatStarted() {
+        let screen = Screen()
+        let (started, seal) = Promise<Int>.pending()
+        let mapped = Promise.value([1, 2]).thenMap(on: .mainActor) { value -> Promise<Int> in
+            screen.show("start \(value)")
+            if value == 2 { throw TestError(2) }
+            return started
+        }
+        waitFor(mapped)
+        XCTAssertEqual(settledError(mapped) as? TestError, TestError(2))
+        XCTAssertTrue(started.isCancelled, "the work already started was cancelled")
+        XCTAssertEqual(log(of: screen), ["start 1", "start 2"])
+        withExtendedLifetime(seal) {}
+    }
+
+    func test_givenEnsureThenAndWhenConcurrently_whenOnTheMainActor_thenTheirWorkStartsThere() {
+        let screen = Screen()
+        let cleaned = Promise.value(4).ensureThen(on: .mainActor) { () -> Promise<Void> in
+            screen.show("clean up")
+            return Promise.value(())
+        }
+        waitFor(cleaned)
+        XCTAssertEqual(try cleaned.wait(), 4, "the value passes through the clean-up")
+        let all = when(fulfilled: [1, 2, 3], concurrently: 2, on: .mainActor) { value -> Promise<Int> in
+            screen.show("start \(value)")
+            return .value(value * 2)
+        }
+        waitFor(all)
+        XCTAssertEqual(try all.wait(), [2, 4, 6])
+        XCTAssertEqual(log(of: screen), ["clean up", "start 1", "start 2", "start 3"])
+    }
 }
