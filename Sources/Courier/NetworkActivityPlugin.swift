@@ -119,12 +119,17 @@ public struct NetworkActivityPlugin: RequestPlugin {
 /// At most one delivery block is queued or running at a time (`scheduled`); it reports until
 /// what it last reported matches the count, so reports never overlap or arrive out of order,
 /// even on a concurrent queue, and a change made while it runs is picked up by the same block.
+/// After a few reports in a row it queues itself again instead of looping on, so traffic that
+/// keeps flipping the state cannot hold its queue (the main queue, often).
 final class ActivityCounter: Sendable {
     private struct State: Sendable {
         var active = 0
         var reported = false
         var scheduled = false
     }
+
+    /// Reports one delivery block makes before it lets other work on its queue run.
+    static let reportsPerTurn = 4
 
     private let state = Protected(State())
     private let queue: DispatchQueue
@@ -137,7 +142,9 @@ final class ActivityCounter: Sendable {
 
     func apply(_ change: NetworkActivityPlugin.Change) {
         let schedule = state.withLock { state -> Bool in
-            state.active += change == .began ? 1 : -1
+            // Never below zero: an `.ended` without its `.began` (a plugin called by hand) would
+            // otherwise make every later attempt count as idle.
+            state.active = max(0, state.active + (change == .began ? 1 : -1))
             guard !state.scheduled, (state.active > 0) != state.reported else { return false }
             state.scheduled = true
             return true
@@ -146,7 +153,17 @@ final class ActivityCounter: Sendable {
     }
 
     private func deliver() {
-        while let next = state.withLock({ state -> Bool? in
+        for _ in 0..<Self.reportsPerTurn {
+            guard let next = nextReport() else { return }
+            report(next)
+        }
+        queue.async { self.deliver() }   // still `scheduled`: nobody else queues a block meanwhile
+    }
+
+    /// The report to make now, or `nil` (and no block scheduled any more) when the last one
+    /// still holds.
+    private func nextReport() -> Bool? {
+        state.withLock { state in
             let busy = state.active > 0
             guard busy != state.reported else {
                 state.scheduled = false
@@ -154,8 +171,6 @@ final class ActivityCounter: Sendable {
             }
             state.reported = busy
             return busy
-        }) {
-            report(next)
         }
     }
 }

@@ -89,7 +89,10 @@ final class NetworkActivityPluginStressTests: XCTestCase {
             }
         }
         XCTAssertEqual(settled.wait(timeout: .now() + 60), .success, "every request settled")
-        // A cancelled request settles at once; its attempt's end may come just after.
+        // A cancelled request settles at once; its attempt's start (when the cancel came as it
+        // was being sent) and end may come just after. Once the busy form has said idle, every
+        // attempt has ended, and the two forms must agree.
+        XCTAssertTrue(reports.waitUntilIdle(), "the busy form came back to idle")
         let paired = allEnded.waitUntil({ began.withLock { $0 } == ended.withLock { $0 } }, timeout: 10)
         XCTAssertTrue(paired, "began \(began.withLock { $0 }), ended \(ended.withLock { $0 })")
         XCTAssertGreaterThan(began.withLock { $0 }, threads * perThread / 2, "most requests went out")

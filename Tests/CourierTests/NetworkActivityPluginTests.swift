@@ -144,18 +144,64 @@ final class NetworkActivityPluginTests: XCTestCase {
     }
 
     func test_givenAChangeWhileAReportRuns_whenTheReportReturns_thenTheSameDeliveryReportsIt() {
-        let reports = ActivityReports()
+        let queue = DispatchQueue(label: "activity-serial")
+        let events = SharedValue<[String]>([])
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        let counter = ActivityCounter(queue: reports.queue, report: { active in
+        let counter = ActivityCounter(queue: queue, report: { active in
             if active { entered.signal(); proceed.wait() }
-            reports.append(active)
+            events.withLock { $0.append("\(active)") }
         })
         counter.apply(.began)
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        queue.async { events.withLock { $0.append("next block") } }   // queued behind the running report
         counter.apply(.ended)   // while `true` is being reported
         proceed.signal()
+        queue.sync {}
+        XCTAssertEqual(events.withLock { $0 }, ["true", "false", "next block"], "idle came from the running block")
+    }
+
+    func test_givenAnEndWithoutABegin_whenAnAttemptThenBegins_thenItStillCountsAsBusy() {
+        let reports = ActivityReports()
+        let counter = ActivityCounter(queue: reports.queue, report: { reports.append($0) })
+        counter.apply(.ended)
+        counter.apply(.began)
+        XCTAssertEqual(reports.flushed(), [true], "the stray end did not push the count below zero")
+        counter.apply(.ended)
         XCTAssertEqual(reports.flushed(), [true, false])
+    }
+
+    func test_givenStateFlippingOnEveryReport_whenDelivering_thenTheQueueGetsTurnsBetweenBatches() {
+        let queue = DispatchQueue(label: "activity-flipping")
+        let events = SharedValue<[String]>([])
+        let flips = SharedValue(0)
+        let counterBox = SharedValue<ActivityCounter?>(nil)
+        let counter = ActivityCounter(queue: queue, report: { active in
+            events.withLock { $0.append("\(active)") }
+            // Each report flips the state again, up to ten times, so the same block has more to say.
+            guard flips.withLock({ value -> Bool in value += 1; return value <= 10 }) else { return }
+            if active {
+                counterBox.withLock { $0 }?.apply(.ended)
+            } else {
+                counterBox.withLock { $0 }?.apply(.began)
+                queue.async { events.withLock { $0.append("other work") } }
+            }
+        })
+        counterBox.withLock { $0 = counter }
+        counter.apply(.began)
+        var seen: [String] = []
+        for _ in 0..<20 {   // each turn queues the next; sync until no report is left
+            queue.sync {}
+            seen = events.withLock { $0 }
+        }
+        let reports = seen.filter { $0 != "other work" }
+        XCTAssertEqual(reports.count, 11, "the first report and ten flips, none lost")
+        XCTAssertEqual(reports.first, "true")
+        XCTAssertEqual(zip(reports, reports.dropFirst()).filter { $0 == $1 }.count, 0, "alternating")
+        let firstOther = seen.firstIndex(of: "other work")
+        XCTAssertNotNil(firstOther)
+        XCTAssertLessThan(firstOther ?? .max, reports.count, "other work on the queue ran between batches of reports")
+        counterBox.withLock { $0 = nil }
     }
 }
 
@@ -176,6 +222,11 @@ final class ActivityReports: @unchecked Sendable {
     /// Waits until at least `count` reports arrived, for at most 10 s.
     func waitFor(count: Int) -> Bool {
         condition.waitUntil({ values.count >= count }, timeout: 10)
+    }
+
+    /// Waits until the last report is idle, for at most 10 s.
+    func waitUntilIdle() -> Bool {
+        condition.waitUntil({ values.last == false }, timeout: 10)
     }
 
     /// The reports once everything already queued on `queue` has run.
