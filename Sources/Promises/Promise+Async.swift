@@ -67,3 +67,17 @@ extension Promise {
         return try result.get()
     }
 }
+
+extension Promise {
+    /// The fulfilled value, awaited: the same as ``value``, under PromiseKit 8's name.
+    ///
+    /// ```swift
+    /// let feed = try await client.request(Feed.latest).async()
+    /// ```
+    ///
+    /// - Returns: The value; throws the rejection's error (``PromiseError/cancelled`` when the
+    ///   awaiting `Task` is cancelled).
+    public func async() async throws -> Value {
+        try await value
+    }
+}

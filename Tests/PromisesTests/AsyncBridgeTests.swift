@@ -159,4 +159,15 @@ final class AsyncBridgeTests: XCTestCase {
         wait(for: [operationSawCancellation], timeout: testTimeout)
         XCTAssertEqual(settledError(promise) as? PromiseError, .cancelled)
     }
+
+    func test_givenPromiseKitsAsyncName_whenAwaited_thenItGivesTheValueOrThrows() async {
+        let answer = try? await Promise.value(42).async()
+        XCTAssertEqual(answer, 42)
+        do {
+            _ = try await Promise<Int>(error: TestError(3)).async()
+            XCTFail("a rejected promise throws")
+        } catch {
+            XCTAssertEqual(error as? TestError, TestError(3))
+        }
+    }
 }
