@@ -7,6 +7,11 @@ import FoundationNetworking
 ///
 /// Only ``path`` is required; everything else has a default.
 ///
+/// Declare each property with exactly the requirement's type: `var timeout: TimeInterval? { 10 }`,
+/// not `TimeInterval`; `var headers: [String: String]`, not Moya's optional. A property of
+/// another type compiles without a warning but is not the requirement, so the client never
+/// reads it and the default applies.
+///
 /// ```swift
 /// struct GetUser: Endpoint {
 ///     typealias Response = User          // leave out to get untyped `JSON`
