@@ -100,3 +100,59 @@ private struct JSONObjectValue: Encodable {
         }
     }
 }
+
+extension RequestBody {
+    /// A dictionary built at run time, sent as a URL-encoded form: Moya's
+    /// `.requestParameters(parameters:encoding: URLEncoding.httpBody)` (and `URLEncoding.default`
+    /// for a `POST`), Alamofire's `parameters:` with `URLEncoding`.
+    /// `Content-Type: application/x-www-form-urlencoded`.
+    ///
+    /// ```swift
+    /// var body: RequestBody {
+    ///     .urlEncodedObject(["q": query, "page": 2, "tags": ["swift", "ios"], "exact": true])
+    /// }
+    /// // exact=1&page=2&q=…&tags[]=swift&tags[]=ios
+    /// ```
+    ///
+    /// Values are what ``jsonObject(_:)`` takes (nested dictionaries and arrays, `Encodable`
+    /// values, `NSNumber`, `NSNull`), written as `encoder` writes an `Encodable` value's fields:
+    /// by default arrays as `key[]=`, nested values as `key[sub]=`, Booleans as `1`/`0`, `nil`
+    /// and `NSNull` left out. A value of another type fails the request with
+    /// ``NetworkError/invalidRequest(reason:)``. For the query string of a `GET`, use
+    /// ``URLFormEncoder/encode(object:)``.
+    ///
+    /// - Parameters:
+    ///   - object: The fields to send.
+    ///   - encoder: How arrays, nesting, Booleans and dates are written. Default: `URLFormEncoder()`.
+    /// - Returns: A ``urlEncoded(_:encoder:)`` body that encodes `object`.
+    public static func urlEncodedObject(
+        _ object: [String: any Sendable], encoder: URLFormEncoder = URLFormEncoder()
+    ) -> RequestBody {
+        .urlEncoded(JSONObjectBody(value: object), encoder: encoder)
+    }
+}
+
+extension URLFormEncoder {
+    /// Encodes a dictionary built at run time as query items: Moya's `.requestParameters` with
+    /// `URLEncoding.queryString` (or `.default` for a `GET`), for an endpoint's ``Endpoint/query``.
+    ///
+    /// ```swift
+    /// struct Search: Endpoint {
+    ///     let items: [URLQueryItem]
+    ///     var path: String { "search" }
+    ///     var query: [URLQueryItem] { items }
+    /// }
+    /// let search = Search(items: try URLFormEncoder().encode(object: ["q": "swift", "page": 2]))
+    /// ```
+    ///
+    /// Values are what ``RequestBody/jsonObject(_:)`` takes; see
+    /// ``RequestBody/urlEncodedObject(_:encoder:)`` for how they are written.
+    ///
+    /// - Parameter object: The fields to encode.
+    /// - Returns: One item per field, array element and nested field, in order.
+    /// - Throws: `EncodingError.invalidValue` naming the key path and type of a value that is
+    ///   neither a dictionary, an array, `Encodable`, an `NSNumber` nor null.
+    public func encode(object: [String: any Sendable]) throws -> [URLQueryItem] {
+        try encode(JSONObjectBody(value: object))
+    }
+}
