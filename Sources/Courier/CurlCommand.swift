@@ -127,8 +127,9 @@ public enum CurlCommand {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// The body as it can be shown: redacted JSON or form fields, or a placeholder.
-    private static func printable(_ body: Data, contentType: String?) -> String {
+    /// The body as it can be shown: redacted JSON or form fields, or a placeholder. Also what
+    /// ``LoggingPlugin`` prints for bodies.
+    static func printable(_ body: Data, contentType: String?) -> String {
         let type = contentType?.lowercased() ?? ""
         let placeholder = "<\(body.count) bytes\(contentType.map { " of \($0)" } ?? "") not shown>"
         guard body.count <= maximumPrintedBodySize else { return placeholder }

@@ -30,13 +30,15 @@ import FoundationNetworking
 /// and 1 024 keys are kept, the oldest being dropped first.
 ///
 /// With `format: .curl`, the outgoing line is a `curl` command that repeats the request instead
-/// (see ``CurlCommand``), redacted the same way.
+/// (see ``CurlCommand``), redacted the same way. With `options:`, request and response bodies
+/// and response headers are logged too, redacted (see ``Options``).
 ///
 /// ```swift
 /// var configuration = NetworkClient.Configuration(baseURL: url)
 /// configuration.plugins = [LoggingPlugin()]                        // print to stdout
 /// configuration.plugins = [LoggingPlugin { logger.debug("\($0)") }] // or your logger
 /// configuration.plugins = [LoggingPlugin(format: .curl)]           // requests as curl commands
+/// configuration.plugins = [LoggingPlugin(options: .verbose)]        // bodies and headers too
 /// ```
 public struct LoggingPlugin: RequestPlugin {
     /// How an outgoing request is logged.
@@ -47,23 +49,61 @@ public struct LoggingPlugin: RequestPlugin {
         case curl
     }
 
+    /// What is logged beyond the summary lines (Moya's `NetworkLoggerPlugin` log options).
+    ///
+    /// Bodies are shown as ``CurlCommand`` shows them: JSON and URL-encoded forms of at most
+    /// ``CurlCommand/maximumPrintedBodySize`` bytes, with credential-named members and fields
+    /// redacted; any other body (text, HTML, binary, a file or stream) as a placeholder with its
+    /// size and type, since it could hold a secret the redaction cannot recognise.
+    public struct Options: OptionSet, Sendable {
+        /// The options as bits.
+        public let rawValue: Int
+
+        /// Creates a set of options from its raw bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// An indented `body:` line under the outgoing line (not with ``Format/curl``, which
+        /// already shows the body).
+        public static let requestBody = Options(rawValue: 1 << 0)
+        /// An indented `headers:` line under the response line, credentials redacted.
+        public static let responseHeaders = Options(rawValue: 1 << 1)
+        /// An indented `body:` line under a response the endpoint accepts (a `2xx`).
+        public static let successResponseBody = Options(rawValue: 1 << 2)
+        /// An indented `body:` line under an error response (a `4xx`, a `5xx`, any status the
+        /// endpoint does not accept), whose body usually says what went wrong.
+        public static let errorResponseBody = Options(rawValue: 1 << 3)
+        /// Everything above.
+        public static let verbose: Options = [.requestBody, .responseHeaders, .successResponseBody, .errorResponseBody]
+    }
+
     private let format: Format
+    private let options: Options
     private let log: @Sendable (String) -> Void
     private let clock: @Sendable () -> UInt64
     private let starts = StartTimes()
 
     /// Creates a logging plugin.
     ///
+    /// ```swift
+    /// LoggingPlugin(options: .errorResponseBody)   // what the server said when it refused
+    /// LoggingPlugin(options: .verbose)             // bodies and response headers too
+    /// ```
+    ///
     /// - Parameters:
     ///   - format: How outgoing requests are logged. Default: ``Format/summary``.
+    ///   - options: What is logged beyond the summary lines. Default: none.
     ///   - log: Receives each line. Default: `print`.
-    public init(format: Format = .summary, log: @escaping @Sendable (String) -> Void = { print($0) }) {
-        self.init(format: format, log: log, clock: { DispatchTime.now().uptimeNanoseconds })
+    public init(format: Format = .summary, options: Options = [], log: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.init(format: format, options: options, log: log, clock: { DispatchTime.now().uptimeNanoseconds })
     }
 
     /// Creates a logging plugin with an injected monotonic clock in nanoseconds, for tests.
-    init(format: Format = .summary, log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> UInt64) {
+    init(
+        format: Format = .summary, options: Options = [], log: @escaping @Sendable (String) -> Void,
+        clock: @escaping @Sendable () -> UInt64
+    ) {
         self.format = format
+        self.options = options
         self.log = { line in log(Redaction.scrub(line)) }
         self.clock = clock
     }
@@ -72,8 +112,11 @@ public struct LoggingPlugin: RequestPlugin {
     public func willSend(_ request: URLRequest) {
         starts.push(clock(), for: Self.key(of: request))
         switch format {
-        case .summary: log("→ " + Redaction.describe(request))
-        case .curl: log("→ " + CurlCommand.string(for: request))
+        case .summary:
+            log("→ " + Redaction.describe(request))
+            if options.contains(.requestBody), let body = Self.requestBody(of: request) { log("  body: " + body) }
+        case .curl:
+            log("→ " + CurlCommand.string(for: request))
         }
     }
 
@@ -90,10 +133,39 @@ public struct LoggingPlugin: RequestPlugin {
         case .success(let response):
             timing.append("\(response.body.count) bytes")
             log("← \(Self.status(of: response)) \(method) \(url) (\(timing.joined(separator: ", ")))")
+            logDetails(of: response, bodyOption: .successResponseBody)
         case .failure(let error):
             let elapsed = timing.isEmpty ? "" : " (\(timing.joined(separator: ", ")))"
             log("← failed \(method) \(url)\(elapsed): \(error.description)")
+            if let response = error.response { logDetails(of: response, bodyOption: .errorResponseBody) }
         }
+    }
+
+    /// The indented `headers:` and `body:` lines under a response line, as `options` asks.
+    private func logDetails(of response: HTTPResponse, bodyOption: Options) {
+        if options.contains(.responseHeaders), !response.headers.isEmpty {
+            let headers = Redaction.redact(response.headers)
+            log("  headers: " + headers.keys.sorted().map { "\($0): \(headers[$0] ?? "")" }.joined(separator: ", "))
+        }
+        if options.contains(bodyOption) {
+            if let file = response.bodyFileURL {
+                log("  body: <in a file, \(Self.fileSize(file)) bytes>")
+            } else if !response.body.isEmpty {
+                log("  body: " + CurlCommand.printable(response.body, contentType: response.header("Content-Type")))
+            }
+        }
+    }
+
+    /// The body of an outgoing request as it can be shown, or `nil` when it has none.
+    private static func requestBody(of request: URLRequest) -> String? {
+        if let body = request.httpBody, !body.isEmpty {
+            return CurlCommand.printable(body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+        }
+        return request.httpBodyStream == nil ? nil : "<streamed, not shown>"
+    }
+
+    private static func fileSize(_ url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
     /// Logs a closing line with what the caller gets, unless the request succeeded at its first

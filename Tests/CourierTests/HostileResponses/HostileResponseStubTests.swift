@@ -48,7 +48,7 @@ final class HostileResponseStubTests: XCTestCase {
         for row in HostileCorpus.all where row.expected != .decoded {
             let lines = LogLines()
             var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
-            configuration.plugins = [LoggingPlugin { lines.append($0) }]
+            configuration.plugins = [LoggingPlugin(options: .errorResponseBody) { lines.append($0) }]
             let client = NetworkClient.stubbing()
                 .respond { _ in StubResponse(status: row.status, headers: row.headers, body: row.body) }
                 .makeClient(configuration: configuration)

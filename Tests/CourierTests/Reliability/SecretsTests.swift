@@ -78,7 +78,7 @@ final class SecretsTests: XCTestCase {
         configuration.authenticator = auth
         configuration.defaultHeaders["Cookie"] = Secret.cookie
         configuration.defaultHeaders["Proxy-Authorization"] = Secret.proxy
-        configuration.plugins = [LoggingPlugin { sink.append($0) }, probe]
+        configuration.plugins = [LoggingPlugin(options: .verbose) { sink.append($0) }, probe]
         let client = NetworkClient.stubbing().respond(Self.respond).makeClient(configuration: configuration)
 
         // One success (after the refresh), then every failure class the pipeline produces.
