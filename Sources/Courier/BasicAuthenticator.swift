@@ -18,7 +18,9 @@ import Promises
 /// another server), after the pause gate and before plugins. A `401` is not treated as an
 /// expired credential: there is nothing to refresh, so the request fails with
 /// ``NetworkError/clientError(statusCode:metadata:response:)`` and its `401` at once. The
-/// password never appears in descriptions, `dump()` or logs.
+/// authenticator's description and `dump()` never show the password, and a password of 8
+/// characters or more, or the encoded pair, quoted back by a server is removed from error
+/// descriptions and log lines.
 ///
 /// To answer a server's `WWW-Authenticate: Basic` challenge instead of sending the header first,
 /// give ``URLSessionTransport`` a ``URLSessionTransport/ChallengeHandler``.
@@ -37,6 +39,11 @@ public struct BasicAuthenticator: Authenticator {
     public init(username: String, password: String) {
         self.username = username
         headerValue = Self.authorizationValue(username: username, password: password)
+        // A server message that quotes the password or the encoded pair is scrubbed from
+        // descriptions and logs, as a token authenticator's tokens are (values of 8 characters
+        // and more: shorter ones would match ordinary words).
+        Redaction.register(secretValue: password)
+        Redaction.register(secretValue: String(headerValue.dropFirst("Basic ".count)))
     }
 
     /// The `Authorization` header value for `username` and `password`: `Basic` and the Base64 of

@@ -13,11 +13,14 @@ import Foundation
 /// for tag in user["tags"].arrayValue { … }       // [] when missing
 /// ```
 extension JSON {
-    /// The text of a string; a number as JSON writes it (`42`, `2.5`); `"true"` or `"false"`
+    /// The text of a string; a number as JSON writes it (`42`, `2.5`, every digit of a large
+    /// integer such as `12345678901234567`, as held in a `Double`); `"true"` or `"false"`
     /// for a Boolean; `""` for anything else (null, a missing key, an array, an object).
     public var stringValue: String {
         switch self {
         case .string(let text): text
+        case .number(let number) where number.rounded() == number && number.magnitude < 9.2e18:
+            String(Int64(number))   // all the digits, never `1e+16`
         case .number, .bool: description
         case .null, .array, .object: ""
         }
@@ -31,12 +34,12 @@ extension JSON {
         return Int(number.rounded(.towardZero))
     }
 
-    /// A number; a string that holds a number (`"2.5"`, `" 3 "`); `1` or `0` for a Boolean; `0`
-    /// for anything else.
+    /// A number; a string that holds a finite number (`"2.5"`, `" 3 "`; not `"nan"` or `"inf"`);
+    /// `1` or `0` for a Boolean; `0` for anything else.
     public var doubleValue: Double {
         switch self {
         case .number(let number): number
-        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)) ?? 0
+        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil } ?? 0
         case .bool(let flag): flag ? 1 : 0
         case .null, .array, .object: 0
         }

@@ -23,7 +23,9 @@ extension NetworkError {
     /// Code that caught `URLError` from a raw `URLSession` call finds it here, wrapped in
     /// ``transport(underlying:)`` (or, for a refused authentication challenge, in
     /// ``authenticationFailed(underlying:)``). A `URLError` timeout or cancellation is not
-    /// wrapped: it becomes ``timedOut`` or ``cancelled``.
+    /// wrapped: it becomes ``timedOut`` or ``cancelled``. An `NSError` with a code that
+    /// FoundationNetworking's `URLError.Code` does not know gives `nil` on Linux; Apple platforms
+    /// convert any code.
     ///
     /// ```swift
     /// } catch let error as NetworkError where error.urlError?.code == .secureConnectionFailed {

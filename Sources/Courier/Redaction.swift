@@ -109,15 +109,23 @@ enum Redaction {
 
     /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,
     /// `api_key`, `apiKey`, `client_secret`, `password`, `pass`, `key`, `private_key`, `code`, `sig`,
-    /// `signature`, `X-Amz-Signature`, `oauth_signature` and the like.
+    /// `signature`, `X-Amz-Signature`, `oauth_signature` and the like, also as a part of a nested
+    /// or array name (`user[pass]`, `code[]`, `auth.key`).
     static func isSensitive(queryItemName: String) -> Bool {
         // Only the ASCII part counts: credential names are ASCII, and a stray combining mark
         // (or other invisible scalar) must not hide `code` or `token`.
         var ascii = String.UnicodeScalarView()
         ascii.append(contentsOf: queryItemName.unicodeScalars.filter(\.isASCII))
         let name = String(ascii).lowercased()
-        return sensitiveQueryNames.contains(name) || sensitiveQueryFragments.contains { name.contains($0) }
-            || endsInKey(name)
+        if isSensitive(nameComponent: name) { return true }
+        // A bracketed or dotted name (`user[pass]`, `pass[]`, `auth.key`, as form encoders write
+        // nested values and arrays) is sensitive when any of its parts is.
+        return name.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." })
+            .contains { isSensitive(nameComponent: String($0)) }
+    }
+
+    private static func isSensitive(nameComponent name: String) -> Bool {
+        sensitiveQueryNames.contains(name) || sensitiveQueryFragments.contains { name.contains($0) } || endsInKey(name)
     }
 
     /// `true` when `text` contains a registered secret value (see ``register(secretValue:)``).

@@ -117,8 +117,9 @@ extension RequestBody {
     /// Values are what ``jsonObject(_:)`` takes (nested dictionaries and arrays, `Encodable`
     /// values, `NSNumber`, `NSNull`), written as `encoder` writes an `Encodable` value's fields:
     /// by default arrays as `key[]=`, nested values as `key[sub]=`, Booleans as `1`/`0`, `nil`
-    /// and `NSNull` left out. A value of another type fails the request with
-    /// ``NetworkError/invalidRequest(reason:)``. For the query string of a `GET`, use
+    /// and `NSNull` left out. Unlike ``jsonObject(_:)``, the encoder's ``URLFormEncoder/keys``
+    /// style applies to the dictionary's own keys too. A value of another type fails the request
+    /// with ``NetworkError/invalidRequest(reason:)``. For the query string of a `GET`, use
     /// ``URLFormEncoder/encode(object:)``.
     ///
     /// - Parameters:

@@ -164,35 +164,3 @@ extension Promise {
         map(on: .promises) { _ in () }
     }
 }
-
-extension Promise where Value == Void {
-    /// Handles an error of a `Promise<Void>` without a replacement promise: once `body` returns,
-    /// the returned promise is fulfilled; a throw keeps it rejected (PromiseKit's `recover` for
-    /// `Void` promises).
-    ///
-    /// ```swift
-    /// client.request(Analytics.flush).asVoid()
-    ///     .recover { error in log("flush failed: \(error)") }   // never fails the chain
-    ///     .done { startNextScreen() }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - queue: Where `body` runs. Default: ``Dispatch/DispatchQueue/promises``.
-    ///   - policy: Whether cancellations reach `body`. Default: ``CatchPolicy/allErrors``.
-    ///   - body: Handles the error, or rethrows to keep the promise rejected.
-    /// - Returns: A promise fulfilled once `body` returned (or at once, when this one fulfils).
-    ///
-    /// It is the disfavoured overload: a closure that fits both forms (one that only throws, or
-    /// returns a promise as its single expression) means the promise-returning `recover`.
-    @_disfavoredOverload
-    public func recover(
-        on queue: DispatchQueue = .promises,
-        policy: CatchPolicy = .allErrors,
-        _ body: @escaping @Sendable (any Error) throws -> Void
-    ) -> Promise<Void> {
-        recover(on: queue, policy: policy) { error -> Promise<Void> in
-            try body(error)
-            return Promise()
-        }
-    }
-}

@@ -91,7 +91,7 @@ extension Promise {
         tap(on: .main) { result in MainActor.assumeIsolated { body(result) } }
     }
 
-    /// ``recover(on:policy:_:)-(DispatchQueue,_,_)->Promise<Value>`` with a handler isolated to the main actor (see ``MainActorTarget``).
+    /// ``recover(on:policy:_:)-(DispatchQueue,_,_)`` with a handler isolated to the main actor (see ``MainActorTarget``).
     ///
     /// - Parameters:
     ///   - target: `.mainActor`.
@@ -137,22 +137,6 @@ extension Promise {
 }
 
 extension Promise where Value == Void {
-    /// ``recover(on:policy:_:)-(DispatchQueue,_,_)->Promise<Void>`` (a `Void` handler)
-    /// with a handler isolated to the main actor (see ``MainActorTarget``).
-    ///
-    /// - Parameters:
-    ///   - target: `.mainActor`.
-    ///   - policy: Whether cancellations reach `body`. Default: ``CatchPolicy/allErrors``.
-    ///   - body: Handles the error, or rethrows to keep the promise rejected.
-    /// - Returns: A promise fulfilled once `body` returned.
-    @_disfavoredOverload
-    public func recover(
-        on target: MainActorTarget, policy: CatchPolicy = .allErrors,
-        _ body: @escaping @MainActor (any Error) throws -> Void
-    ) -> Promise<Void> {
-        recover(on: .main, policy: policy) { error in try MainActor.assumeIsolated { try body(error) } }
-    }
-
     /// ``finally(on:_:)-(DispatchQueue,_)`` (the end of a chain of typed `catch`es) with a
     /// handler isolated to the main actor (see ``MainActorTarget``).
     ///

@@ -54,3 +54,14 @@ final class JSONValueAccessorTests: XCTestCase {
         XCTAssertEqual(json["tags"].dictionaryValue, [:])
     }
 }
+
+extension JSONValueAccessorTests {
+    func test_givenLargeIntegersAndNonFiniteText_whenRead_thenDigitsAndZero() {
+        XCTAssertEqual(JSON.number(1e16).stringValue, "10000000000000000", "every digit, as SwiftyJSON writes it")
+        XCTAssertEqual(JSON.number(-12_345_678_901_234_568).stringValue, "-12345678901234568", "as the Double holds it")
+        XCTAssertEqual(JSON.number(1e300).stringValue, "1e+300", "beyond Int64: JSON's own form")
+        XCTAssertEqual(JSON.string("nan").doubleValue, 0)
+        XCTAssertEqual(JSON.string("-inf").doubleValue, 0)
+        XCTAssertEqual(JSON.string("inf").intValue, 0)
+    }
+}

@@ -111,3 +111,19 @@ extension LoggingPluginOptionsTests {
         ])
     }
 }
+
+extension LoggingPluginOptionsTests {
+    func test_givenNestedAndArrayFormNames_whenLogged_thenCredentialPartsAreRedacted() throws {
+        let lines = SharedValue<[String]>([])
+        let logger = plugin(.requestBody, into: lines)
+        // As form encoders send them: brackets percent-encoded (`user%5Bpass%5D` is `user[pass]`).
+        let body = "user%5Bname%5D=ada&user%5Bpass%5D=hunter2&pass%5B%5D=hunter2&code%5B%5D=hunter2"
+            + "&auth.key=hunter2&filter%5Bstatus%5D=open"
+        logger.willSend(try post(body, contentType: "application/x-www-form-urlencoded"))
+        XCTAssertEqual(lines.withLock { $0 }.last,
+                       "  body: user%5Bname%5D=ada&user%5Bpass%5D=<redacted>&pass%5B%5D=<redacted>&code%5B%5D=<redacted>"
+                       + "&auth.key=<redacted>&filter%5Bstatus%5D=open")
+        let request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.com/a?user%5Bpass%5D=hunter2&page=2")))
+        XCTAssertEqual(Redaction.describe(request), "GET https://api.example.com/a?user%5Bpass%5D=<redacted>&page=2")
+    }
+}

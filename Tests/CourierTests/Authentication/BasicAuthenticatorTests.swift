@@ -69,3 +69,22 @@ final class BasicAuthenticatorTests: XCTestCase {
         XCTAssertEqual("\(authenticator)", "BasicAuthenticator(ada, <redacted>)")
     }
 }
+
+extension BasicAuthenticatorTests {
+    func test_givenAServerThatQuotesThePassword_whenTheErrorIsDescribedAndLogged_thenThePasswordIsScrubbed() {
+        let password = "correct-horse-battery"
+        let lines = SharedValue<[String]>([])
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.authenticator = BasicAuthenticator(username: "ada", password: password)
+        configuration.plugins = [LoggingPlugin(options: .verbose) { line in lines.withLock { $0.append(line) } }]
+        let client = NetworkClient.stubbing()
+            .respond { _ in .json(#"{"message":"bad login ada / \#(password)"}"#, status: 401) }
+            .makeClient(configuration: configuration)
+        let result = settle(client.request(Request<JSON>("me")))
+        guard case .failure(let error as NetworkError)? = result else { return XCTFail("\(String(describing: result))") }
+        XCTAssertEqual(error.statusCode, 401)
+        let texts = [error.description, error.localizedDescription] + lines.withLock { $0 }
+        XCTAssertTrue(texts.contains { $0.contains("bad login ada / <redacted>") }, "\(texts)")
+        for text in texts { XCTAssertFalse(text.contains(password), text) }
+    }
+}
