@@ -11,7 +11,7 @@ import Dispatch
 /// `map`, `compactMap`, `done`, `get`, `tap`, `recover` and `catch` (also their typed `only:`
 /// forms), `ensure`, `ensureThen`, `finally` (on a ``PromiseFinalizer`` and on a
 /// `Promise<Void>`), and the sequence operators `mapValues`, `compactMapValues`,
-/// `flatMapValues`, `filterValues`, `firstValue(where:)` and `thenMap`, and
+/// `flatMapValues`, `filterValues`, `firstValue(where:)`, `thenMap` and `thenFlatMap`, and
 /// `when(fulfilled:concurrently:on:_:)`.
 ///
 /// ```swift

@@ -83,6 +83,19 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
     ) -> Promise<[U]> {
         then(on: target) { values in try Self.startEach(of: values, transform) }
     }
+
+    /// ``thenFlatMap(on:_:)-(DispatchQueue,_)`` with a transform isolated to the main actor:
+    /// every element's work is started on the main queue.
+    ///
+    /// - Parameters:
+    ///   - target: `.mainActor`.
+    ///   - transform: Starts the work for one element. A throw, or the first rejection, rejects
+    ///     the result and cancels the promises already started.
+    public func thenFlatMap<S: Sequence & Sendable>(
+        on target: MainActorTarget, _ transform: @escaping @MainActor (Value.Element) throws -> Promise<S>
+    ) -> Promise<[S.Element]> where S.Element: Sendable {
+        thenMap(on: target, transform).map(on: .promises) { $0.flatMap { $0 } }
+    }
 }
 
 extension Promise {

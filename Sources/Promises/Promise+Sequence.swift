@@ -107,6 +107,27 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
         then(on: queue) { values in try Self.startEach(of: values, transform) }
     }
 
+    /// Starts one promise of a sequence per element, as ``thenMap(on:_:)-(DispatchQueue,_)``
+    /// does, and joins their values in the order of the elements (PromiseKit's `thenFlatMap`).
+    ///
+    /// ```swift
+    /// client.request(Authors.all)                      // Promise<[Author]>
+    ///     .thenFlatMap { author in client.request(Books.by(author.id)) }   // each a Promise<[Book]>
+    ///     .done { books in show(books) }               // every book, author by author
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: Where `transform` runs. Default: ``Dispatch/DispatchQueue/promises``.
+    ///   - transform: Starts the work for one element. A throw, or the first rejection, rejects
+    ///     the result and cancels the promises already started.
+    /// - Returns: A promise of every element of every sequence, in order.
+    public func thenFlatMap<S: Sequence & Sendable>(
+        on queue: DispatchQueue = .promises,
+        _ transform: @escaping @Sendable (Value.Element) throws -> Promise<S>
+    ) -> Promise<[S.Element]> where S.Element: Sendable {
+        thenMap(on: queue, transform).map(on: queue) { $0.flatMap { $0 } }
+    }
+
     /// `thenMap`'s work: one promise per element, all of them awaited; a throw cancels the ones
     /// already started.
     static func startEach<U: Sendable>(

@@ -132,13 +132,14 @@ final class MainActorHandlerTests: XCTestCase {
             .filterValues(on: .mainActor) { value in screen.show("filter \(value)"); return value != 10 }
             .compactMapValues(on: .mainActor) { value -> Int? in screen.show("compact \(value)"); return value == 20 ? nil : value }
             .flatMapValues(on: .mainActor) { value -> [Int] in screen.show("flat \(value)"); return [value, value + 1] }
+            .thenFlatMap(on: .mainActor) { value -> Promise<[Int]> in screen.show("flatStart \(value)"); return .value([value]) }
             .thenMap(on: .mainActor) { value -> Promise<Int> in screen.show("start \(value)"); return .value(value) }
             .firstValue(on: .mainActor) { value in screen.show("first? \(value)"); return value > 30 }
         waitFor(chain)
         XCTAssertEqual(try chain.wait(), 31)
         XCTAssertEqual(log(of: screen), [
             "map 3", "map 1", "map 2", "filter 30", "filter 10", "filter 20", "compact 30", "compact 20",
-            "flat 30", "start 30", "start 31", "first? 30", "first? 31",
+            "flat 30", "flatStart 30", "flatStart 31", "start 30", "start 31", "first? 30", "first? 31",
         ])
     }
 

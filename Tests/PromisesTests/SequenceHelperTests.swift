@@ -68,6 +68,29 @@ final class SequenceHelperTests: XCTestCase {
         XCTAssertEqual(value(of: all), ["a", "b", "c"])
     }
 
+    func test_givenThenFlatMap_whenTheSequencesArriveOutOfOrder_thenTheyAreJoinedInElementOrder() {
+        let producers = (0..<3).map { _ in Promise<[String]>.pending() }
+        let started = DispatchSemaphore(value: 0)
+        let all = Promise.value([0, 1, 2]).thenFlatMap { index -> Promise<[String]> in
+            started.signal()
+            return producers[index].promise
+        }
+        for _ in 0..<3 { XCTAssertEqual(started.wait(timeout: .now() + testTimeout), .success) }
+        producers[2].resolver.fulfill(["e"])
+        producers[0].resolver.fulfill(["a", "b"])
+        producers[1].resolver.fulfill([])
+        XCTAssertEqual(value(of: all), ["a", "b", "e"])
+    }
+
+    func test_givenThenFlatMap_whenOneRejects_thenTheResultRejectsAndTheOthersAreCancelled() {
+        let pending = cancellableProducer([Int].self)
+        let all = Promise.value([0, 1]).thenFlatMap { index -> Promise<[Int]> in
+            index == 0 ? pending.promise : Promise(error: TestError(4))
+        }
+        XCTAssertEqual(error(of: all) as? TestError, TestError(4))
+        XCTAssertEqual(pending.cancelHookRuns.value, 1)
+    }
+
     func test_givenThenMap_whenTheTransformThrowsMidway_thenItRejectsAndCancelsThePromisesAlreadyStarted() {
         let first = cancellableProducer(Int.self)
         let second = cancellableProducer(Int.self)
