@@ -99,6 +99,28 @@ enum RequestExercise {
             expect(!Redaction.describe(request).contains(canary), "Redaction.describe leaks the canary")
             expect(!curl.contains(canary), "CurlCommand leaks the canary")
         }
+        checkObjectForm(fields, plant: plant)
+    }
+
+    /// The same field in a form built from a dictionary, next to a credential nested the way form
+    /// encoders nest it (`user[pass]`): the body encodes or fails with `invalidRequest`, and what
+    /// logging would print of it never shows the credential.
+    private static func checkObjectForm(_ fields: FuzzFields, plant: Bool) {
+        guard let client else { return }
+        var object: [String: any Sendable] = [fields.formName: fields.formValue]
+        if plant { object["user"] = ["pass": canary] as [String: any Sendable] }
+        let probe = Probe(path: "form", query: [], headers: [:], body: .urlEncodedObject(object))
+        let request: URLRequest
+        do {
+            request = try client.makeURLRequest(for: probe)
+        } catch let error as NetworkError {
+            guard case .invalidRequest = error else { return fail("urlEncodedObject threw \(error)") }
+            return
+        } catch {
+            return fail("urlEncodedObject threw a non-NetworkError: \(error)")
+        }
+        let shown = CurlCommand.printable(request.httpBody ?? Data(), contentType: "application/x-www-form-urlencoded")
+        if plant { expect(!shown.contains(canary), "a nested credential field leaks: \(shown)") }
     }
 
     private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) {

@@ -100,6 +100,12 @@ enum ResponseExercise {
             expect(reparsed == json, "JSON.description does not round-trip")
             expect(depth(of: json) <= JSON.maximumDepth, "JSON nested deeper than JSON.maximumDepth decoded")
             _ = json["id"]["name"][0].string
+            // SwiftyJSON-style readings convert between kinds; none may trap on any value.
+            for value in [json] + json.arrayValue.prefix(8) + json.dictionaryValue.values.prefix(8) {
+                let number = value.doubleValue
+                expect(number.isFinite, "doubleValue is not finite: \(number)")
+                _ = (value.stringValue, value.intValue, value.boolValue)
+            }
         }
         do {
             let item = try JSONDecoder().decode(FuzzItem.self, from: response.body)
@@ -141,7 +147,8 @@ enum ResponseExercise {
         }
         var lines: [String] = []
         let sink = LineSink()
-        let plugin = LoggingPlugin(log: { sink.append($0) }, clock: { 0 })
+        // Verbose: response headers and bodies are logged too, and must stay as secret-free.
+        let plugin = LoggingPlugin(options: .verbose, log: { sink.append($0) }, clock: { 0 })
         if let request = Self.request(headers: [:]) {
             plugin.willSend(request)
             plugin.didReceive(.failure(error), for: request)
