@@ -235,3 +235,28 @@ final class ActivityReports: @unchecked Sendable {
         return condition.withLock { values }
     }
 }
+
+extension NetworkActivityPluginTests {
+    private struct Chat: Endpoint {
+        var path: String { "chat" }
+    }
+
+    func test_givenAStreamedResponse_whenItsHeadArrives_thenTheAttemptEndsWhileTheBodyStillStreams() async throws {
+        let reports = ActivityReports()
+        let clock = VirtualClock()
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.plugins = [NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }]
+        let pieces = ["Hel", "lo"].map { Data($0.utf8) }
+        let client = NetworkClient.stubbing()
+            .stub(.get, "chat", .streaming(pieces, every: 0.1))
+            .clock(clock)
+            .makeClient(configuration: configuration)
+        let streamed = try await client.stream(Chat())
+        XCTAssertTrue(reports.waitFor(count: 2), "busy, then idle once the head arrived")
+        XCTAssertEqual(reports.flushed(), [true, false])
+        var iterator = streamed.makeAsyncIterator()
+        clock.advance(by: 0.1)
+        let first = try await iterator.next()
+        XCTAssertEqual(first, pieces[0], "the body still streams after the attempt ended")
+    }
+}
