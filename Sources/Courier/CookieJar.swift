@@ -43,10 +43,14 @@ final class CookieJar: @unchecked Sendable {
     /// `request` with the cookies for its URL after `own` (the caller's own `Cookie` header, or
     /// `nil`); the header is removed when there is neither.
     func applying(to request: URLRequest, own: String?) -> URLRequest {
-        var request = request
         let stored = request.url.flatMap { header(for: $0) }
         let value = [own, stored].compactMap { $0 }.joined(separator: "; ")
-        request.setValue(value.isEmpty ? nil : value, forHTTPHeaderField: "Cookie")
+        let wanted = value.isEmpty ? nil : value
+        // Setting a header costs about 12 000 instructions on Linux (FoundationNetworking copies
+        // and re-normalises every field): most requests have no cookie to add or remove.
+        guard request.value(forHTTPHeaderField: "Cookie") != wanted else { return request }
+        var request = request
+        request.setValue(wanted, forHTTPHeaderField: "Cookie")
         return request
     }
 

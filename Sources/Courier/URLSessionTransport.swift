@@ -131,6 +131,10 @@ public final class URLSessionTransport: HTTPTransport {
             configuration.httpShouldSetCookies = false
             configuration.httpCookieStorage = nil
         }
+        // With no storage of its own, FoundationNetworking would still parse every header line
+        // of every response for cookies it then drops (about 40 000 instructions a request); the
+        // policy `.never` stops it before the parse. The transport's jar kept the real policy.
+        if configuration.httpCookieStorage == nil { configuration.httpCookieAcceptPolicy = .never }
         // FoundationNetworking looks every data task up in the session's URL cache, on a
         // background queue, before the task can load; a cancel that lands meanwhile reports the
         // task's failure out of order with its removal from the session, and the process traps

@@ -171,7 +171,8 @@ private func memoryRows(_ options: SuiteOptions, serial: DispatchQueue, loop: an
 let profileWorkloadNames = [
     "a1-courier", "a1-attach", "a1-settled", "a1-raw", "a1-raw-n", "a1-nio", "a2-courier", "a2-raw", "a3-courier",
     "r3-courier", "r3-courier-get", "r3-courier-plugin", "r3-courier-async", "r3-floor", "t2-unchecked", "r2-courier", "r2-raw", "r2-transport",
-    "r2s-courier", "r2s-raw", "r2s-transport", "r2s-transport-hop",
+    "r2s-courier", "r2s-raw", "r2s-transport", "r2s-transport-hop", "r1s-courier", "r1s-raw", "r1s-raw-nocache",
+    "r1s-transport",
 ]
 
 /// Builds one workload for `courier-bench profile`. The NIO group lives until the process exits.
@@ -229,6 +230,23 @@ func profileWorkload(named name: String, _ options: SuiteOptions) -> Workload? {
             return NetworkWorkloads.transportAlone(
                 name, transport: fixture.asyncHTTPClientTransport, url: fixture.url, count: count, inFlight: inFlight,
                 deliverOn: name.hasSuffix("-hop") ? DispatchQueue(label: "courier-bench.hop") : nil)
+        }
+    // `r1s-…`: URLSession one request at a time (`raw-nocache`: a session without a URL cache, as
+    // `URLSessionTransport` runs on Linux).
+    case "r1s-courier", "r1s-raw", "r1s-raw-nocache", "r1s-transport":
+        guard let fixture = try? NetworkFixture() else { return nil }
+        let count = options.steps / 40
+        switch name {
+        case "r1s-courier":
+            return NetworkWorkloads.courier(name, client: fixture.courierURLSession, count: count, inFlight: 1)
+        case "r1s-raw":
+            return NetworkWorkloads.rawURLSession(name, session: fixture.rawSession, url: fixture.url, count: count, inFlight: 1)
+        case "r1s-raw-nocache":
+            return NetworkWorkloads.rawURLSession(
+                name, session: fixture.rawSessionWithoutCache, url: fixture.url, count: count, inFlight: 1)
+        default:
+            return NetworkWorkloads.transportAlone(
+                name, transport: fixture.urlSessionTransport, url: fixture.url, count: count, inFlight: 1, deliverOn: nil)
         }
     default: return nil
     }
