@@ -157,6 +157,10 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// The session's URL cache (for tests).
     var sessionURLCache: URLCache? { session.configuration.urlCache }
+    /// The session's own cookie policy and storage, for tests.
+    var sessionCookieHandling: (policy: HTTPCookie.AcceptPolicy, storage: HTTPCookieStorage?) {
+        (session.configuration.httpCookieAcceptPolicy, session.configuration.httpCookieStorage)
+    }
 
     /// The longest timeout handed to `URLSession` (7 days, its default resource timeout).
     static let longestSessionTimeout: TimeInterval = 7 * 24 * 60 * 60

@@ -100,3 +100,23 @@ final class CookieJarTests: XCTestCase {
         XCTAssertEqual(try header(jar, "https://other.example.com/"), "fresh=1", "another domain has its own limit")
     }
 }
+
+#if canImport(FoundationNetworking)
+extension CookieJarTests {
+    func test_givenTheTransportKeepsTheCookies_thenFoundationNetworkingNeitherStoresNorParsesThem() throws {
+        let transport = URLSessionTransport(configuration: .ephemeral)
+        XCTAssertNil(transport.sessionCookieHandling.storage, "the jar has the storage")
+        XCTAssertEqual(transport.sessionCookieHandling.policy, .never,
+                       "FoundationNetworking would parse every response header for cookies it cannot keep")
+    }
+
+    func test_givenCookieSendingTurnedOffWithAStorage_thenFoundationNetworkingStillStoresThem() throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .always
+        let transport = URLSessionTransport(configuration: configuration)
+        XCTAssertNotNil(transport.sessionCookieHandling.storage)
+        XCTAssertEqual(transport.sessionCookieHandling.policy, .always, "the caller's choice is left alone")
+    }
+}
+#endif
