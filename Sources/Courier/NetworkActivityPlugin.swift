@@ -140,6 +140,9 @@ final class ActivityCounter: Sendable {
         self.report = report
     }
 
+    /// Whether a delivery block is queued or running (for tests that wait for the last report).
+    var hasDeliveryPending: Bool { state.withLock { $0.scheduled } }
+
     func apply(_ change: NetworkActivityPlugin.Change) {
         let schedule = state.withLock { state -> Bool in
             // Never below zero: an `.ended` without its `.began` (a plugin called by hand) would
