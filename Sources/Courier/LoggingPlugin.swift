@@ -144,8 +144,7 @@ public struct LoggingPlugin: RequestPlugin {
     /// The indented `headers:` and `body:` lines under a response line, as `options` asks.
     private func logDetails(of response: HTTPResponse, bodyOption: Options) {
         if options.contains(.responseHeaders), !response.headers.isEmpty {
-            let headers = Redaction.redact(response.headers)
-            log("  headers: " + headers.keys.sorted().map { "\($0): \(headers[$0] ?? "")" }.joined(separator: ", "))
+            log("  headers: " + Redaction.describe(headers: response.headers))
         }
         if options.contains(bodyOption) {
             if let file = response.bodyFileURL {

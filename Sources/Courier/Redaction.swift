@@ -116,11 +116,11 @@ enum Redaction {
         // (or other invisible scalar) must not hide `code` or `token`.
         var ascii = String.UnicodeScalarView()
         ascii.append(contentsOf: queryItemName.unicodeScalars.filter(\.isASCII))
-        let name = String(ascii).lowercased()
-        if isSensitive(nameComponent: name) { return true }
         // A bracketed or dotted name (`user[pass]`, `pass[]`, `auth.key`, as form encoders write
-        // nested values and arrays) is sensitive when any of its parts is.
-        return name.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." })
+        // nested values and arrays) is sensitive when any of its parts is; a plain name is its
+        // only part. (No credential word contains `[`, `]` or `.`, so the parts see every match
+        // the whole name would.)
+        return String(ascii).lowercased().split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." })
             .contains { isSensitive(nameComponent: String($0)) }
     }
 
@@ -234,14 +234,17 @@ enum Redaction {
     static func describe(_ request: URLRequest) -> String {
         var text = request.httpMethod ?? "GET"
         text += " " + (request.url.map(redact) ?? "<no URL>")
-        let headers = redact(request.allHTTPHeaderFields ?? [:])
-        if !headers.isEmpty {
-            let fields = headers.keys.sorted().map { "\($0): \(headers[$0] ?? "")" }
-            text += " [" + fields.joined(separator: ", ") + "]"
-        }
+        let headers = request.allHTTPHeaderFields ?? [:]
+        if !headers.isEmpty { text += " [" + describe(headers: headers) + "]" }
         if let body = request.httpBody, !body.isEmpty {
             text += " body \(body.count) bytes"
         }
         return text
+    }
+
+    /// `A: x, Authorization: <redacted>`: the fields sorted by name, sensitive values redacted.
+    static func describe(headers: [String: String]) -> String {
+        let redacted = redact(headers)
+        return redacted.keys.sorted().map { "\($0): \(redacted[$0] ?? "")" }.joined(separator: ", ")
     }
 }

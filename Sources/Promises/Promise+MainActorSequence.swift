@@ -65,10 +65,7 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
     public func firstValue(
         on target: MainActorTarget, where predicate: @escaping @MainActor (Value.Element) throws -> Bool
     ) -> Promise<Value.Element> {
-        map(on: target) { values in
-            guard let first = try values.first(where: predicate) else { throw PromiseError.emptySequence }
-            return first
-        }
+        map(on: target) { values in try Self.first(of: values, where: predicate) }
     }
 
     /// ``thenMap(on:_:)-(DispatchQueue,_)`` with a transform isolated to the main actor: every

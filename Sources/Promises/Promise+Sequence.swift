@@ -83,10 +83,13 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
         on queue: DispatchQueue = .promises,
         where predicate: @escaping @Sendable (Value.Element) throws -> Bool
     ) -> Promise<Value.Element> {
-        map(on: queue) { values in
-            guard let first = try values.first(where: predicate) else { throw PromiseError.emptySequence }
-            return first
-        }
+        map(on: queue) { values in try Self.first(of: values, where: predicate) }
+    }
+
+    /// `firstValue(where:)`'s work: the first match, or ``PromiseError/emptySequence``.
+    static func first(of values: Value, where predicate: (Value.Element) throws -> Bool) throws -> Value.Element {
+        guard let first = try values.first(where: predicate) else { throw PromiseError.emptySequence }
+        return first
     }
 
     /// Starts one promise per element, all at once, and waits for all of them, as
