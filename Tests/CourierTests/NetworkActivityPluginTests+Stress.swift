@@ -70,37 +70,9 @@ final class NetworkActivityPluginStressTests: XCTestCase {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
         // The busy form first: once the per-attempt form has seen an attempt end, so has it.
         configuration.plugins = [busy, perAttempt]
-        let answered = SharedValue(0)
-        let client = NetworkClient.stubbing().respond { _ in
-            let n = answered.withLock { value -> Int in value += 1; return value }
-            return n % 7 == 0 ? StubResponse(status: 503, delay: 0.001) : .json("{}", delay: Double(n % 3) * 0.001)
-        }.makeClient(configuration: configuration)
-
+        let (client, _) = RacingTraffic.makeClient(configuration: configuration)
         let threads = 8, perThread = 100
-        let settled = DispatchGroup()
-        for thread in 0..<threads {
-            DispatchQueue.global().async(group: settled) {
-                for index in 0..<perThread {
-                    if thread == 0 && index % 10 == 0 { client.pause() }
-                    if thread == 0 && index % 10 == 5 { client.resume() }
-                    var request = Request<JSON>("items/\(index % 5)")
-                    switch (index + thread) % 6 {
-                    case 0: request.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
-                    case 1: request.timeout = 0.001
-                    default: break
-                    }
-                    let promise = client.request(request)
-                    switch (index * 7 + thread) % 5 {
-                    case 0: promise.cancel()
-                    case 1: DispatchQueue.global().async { promise.cancel() }
-                    default: break
-                    }
-                    settled.enter()
-                    promise.tap { _ in settled.leave() }.cauterize()
-                }
-            }
-        }
-        XCTAssertEqual(settled.wait(timeout: .now() + 60), .success, "every request settled")
+        XCTAssertTrue(RacingTraffic.run(client, threads: threads, perThread: perThread), "every request settled")
         // A cancelled request settles at once; its attempt's start (when the cancel came as it
         // was being sent) and end may come just after. Once the busy form has said idle, every
         // attempt has ended, and the two forms must agree.

@@ -52,11 +52,27 @@ final class NetworkActivityPluginTests: XCTestCase {
 
     // MARK: Busy or idle, through a client
 
-    func test_givenOverlappingRequests_whenTheyRunAndEnd_thenBusyIsReportedOnceAndIdleOnce() {
-        let reports = ActivityReports()
-        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+    /// A busy/idle plugin that reports into `reports`, and the clock its clients' stubs wait on.
+    private struct Busy {
+        let reports: ActivityReports
         let clock = VirtualClock()
-        let client = client(NetworkClient.stubbing().delay(1).body(json: "{}").clock(clock), plugins: [plugin])
+        let plugin: NetworkActivityPlugin
+
+        init() {
+            let reports = ActivityReports()
+            self.reports = reports
+            plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
+        }
+    }
+
+    /// A client with `busy`'s plugin whose stub answers `{}` after `delay` on `busy`'s clock.
+    private func client(delay: TimeInterval, _ busy: Busy) -> NetworkClient {
+        client(NetworkClient.stubbing().delay(delay).body(json: "{}").clock(busy.clock), plugins: [busy.plugin])
+    }
+
+    func test_givenOverlappingRequests_whenTheyRunAndEnd_thenBusyIsReportedOnceAndIdleOnce() {
+        let busy = Busy(), reports = busy.reports, clock = busy.clock
+        let client = client(delay: 1, busy)
         let promises = (0..<3).map { client.request(Request<JSON>("item/\($0)")) }
         XCTAssertTrue(clock.waitUntilPending(atLeast: 6), "three deadlines and three stub delays")
         XCTAssertTrue(reports.waitFor(count: 1), "busy was reported while all three are on the wire")
@@ -67,10 +83,8 @@ final class NetworkActivityPluginTests: XCTestCase {
     }
 
     func test_givenARequestCancelledOnTheWire_whenItEnds_thenIdleIsReported() {
-        let reports = ActivityReports()
-        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
-        let clock = VirtualClock()
-        let client = client(NetworkClient.stubbing().delay(10).body(json: "{}").clock(clock), plugins: [plugin])
+        let busy = Busy(), reports = busy.reports, clock = busy.clock
+        let client = client(delay: 10, busy)
         let promise = client.request(Request<JSON>("slow"))
         XCTAssertTrue(clock.waitUntilPending(atLeast: 2))
         XCTAssertTrue(reports.waitFor(count: 1))
@@ -82,10 +96,8 @@ final class NetworkActivityPluginTests: XCTestCase {
     }
 
     func test_givenARequestThatTimesOut_whenItsDeadlinePasses_thenIdleIsReported() {
-        let reports = ActivityReports()
-        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
-        let clock = VirtualClock()
-        let client = client(NetworkClient.stubbing().delay(10).body(json: "{}").clock(clock), plugins: [plugin])
+        let busy = Busy(), reports = busy.reports, clock = busy.clock
+        let client = client(delay: 10, busy)
         var request = Request<JSON>("slow")
         request.timeout = 2
         let promise = client.request(request)
@@ -98,11 +110,9 @@ final class NetworkActivityPluginTests: XCTestCase {
     }
 
     func test_givenOnePluginOnTwoClients_whenOnlyOneIsIdle_thenTheNetworkStaysBusy() {
-        let reports = ActivityReports()
-        let plugin = NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }
-        let clock = VirtualClock()
-        let fast = client(NetworkClient.stubbing().delay(1).body(json: "{}").clock(clock), plugins: [plugin])
-        let slow = client(NetworkClient.stubbing().delay(5).body(json: "{}").clock(clock), plugins: [plugin])
+        let busy = Busy(), reports = busy.reports, clock = busy.clock
+        let fast = client(delay: 1, busy)
+        let slow = client(delay: 5, busy)
         let quick = fast.request(Request<JSON>("quick"))
         let long = slow.request(Request<JSON>("long"))
         XCTAssertTrue(clock.waitUntilPending(atLeast: 4))

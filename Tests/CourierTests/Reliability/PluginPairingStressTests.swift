@@ -57,42 +57,12 @@ final class PluginPairingStressTests: XCTestCase {
 
     private func run(sharing: Bool) {
         let plugin = PairingPlugin()
-        let counter = SharedValue(0)
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
         configuration.plugins = [plugin]
         configuration.sharesIdenticalRequests = sharing
-        let client = NetworkClient.stubbing().respond { _ in
-            let n = counter.withLock { value -> Int in value += 1; return value }
-            return n % 7 == 0 ? StubResponse(status: 503, delay: 0.001) : .json("{}", delay: Double(n % 3) * 0.001)
-        }.makeClient(configuration: configuration)
-
+        let (client, counter) = RacingTraffic.makeClient(configuration: configuration)
         let threads = 8, perThread = 150
-        let settled = DispatchGroup()
-        for thread in 0..<threads {
-            DispatchQueue.global().async(group: settled) {
-                for index in 0..<perThread {
-                    // One thread pauses and resumes as it goes, so requests are held and released
-                    // among the others' (it ends resumed: index 149 is past its last pause).
-                    if thread == 0 && index % 10 == 0 { client.pause() }
-                    if thread == 0 && index % 10 == 5 { client.resume() }
-                    var request = Request<JSON>("items/\(index % 5)")
-                    switch (index + thread) % 6 {
-                    case 0: request.retryPolicy = RetryPolicy(maximumRetryCount: 2, delayBeforeRetry: .milliseconds(1), jitter: 0)
-                    case 1: request.timeout = 0.001
-                    default: break
-                    }
-                    let promise = client.request(request)
-                    switch (index * 7 + thread) % 5 {
-                    case 0: promise.cancel()
-                    case 1: DispatchQueue.global().async { promise.cancel() }
-                    default: break
-                    }
-                    settled.enter()
-                    promise.tap { _ in settled.leave() }.cauterize()
-                }
-            }
-        }
-        XCTAssertEqual(settled.wait(timeout: .now() + 60), .success, "every request settled")
+        XCTAssertTrue(RacingTraffic.run(client, threads: threads, perThread: perThread), "every request settled")
         let result = plugin.unpaired(within: 10)
         XCTAssertGreaterThan(result.sent, threads * perThread / 2, "most requests were sent")
         let answered = counter.withLock { $0 }
