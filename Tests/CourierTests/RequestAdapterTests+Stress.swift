@@ -62,9 +62,11 @@ final class RequestAdapterStressTests: XCTestCase {
             }
         }) else { return }
         XCTAssertEqual(counted.indices.filter { counted[$0] != 1 }, [], "requests not settled exactly once")
-        let (held, cancelled) = adapter.counts
-        XCTAssertGreaterThan(held, 0)
-        XCTAssertEqual(cancelled, held, "every adapter promise that never settled was cancelled")
+        // A request cancelled while its adapter was being called settles first and cancels the
+        // adapter's promise once it has taken it, so the count may still be catching up here.
+        XCTAssertTrue(eventually(within: 10) { adapter.counts.cancelled == adapter.counts.held },
+                      "every adapter promise that never settled was cancelled: \(adapter.counts)")
+        XCTAssertGreaterThan(adapter.counts.held, 0)
         for request in transport.requests {
             let index = Int(request.url?.lastPathComponent ?? "") ?? -1
             XCTAssertEqual(request.value(forHTTPHeaderField: "X-Adapted"), "\(index)")

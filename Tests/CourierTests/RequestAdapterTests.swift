@@ -36,6 +36,8 @@ final class RequestAdapterTests: XCTestCase {
 
         var seen: [URLRequest] { lock.withLock { inputs } }
         var cancelCount: Int { held.cancelCount }
+        /// Waits until `count` of its promises were cancelled (see ``HeldPromises/waitForCancels(_:timeout:)``).
+        func waitForCancels(_ count: Int) -> Bool { held.waitForCancels(count) }
 
         func adapt(_ request: URLRequest, for endpoint: any Endpoint) -> Promise<URLRequest> {
             var adapted = request
@@ -196,6 +198,7 @@ final class RequestAdapterTests: XCTestCase {
         XCTAssertEqual(adapter.called.wait(timeout: .now() + 5), .success)
         clock.advance(by: 5)
         XCTAssertEqual(outcomeName(settle(promise)), "timedOut")
+        XCTAssertTrue(adapter.waitForCancels(1))
         XCTAssertEqual(adapter.cancelCount, 1)
         XCTAssertEqual(recorder.count, 0, "settled without sending")
     }
@@ -227,6 +230,7 @@ final class RequestAdapterTests: XCTestCase {
         XCTAssertEqual(adapter.called.wait(timeout: .now() + 5), .success)
         promise.cancel()
         XCTAssertTrue(isCancelled(settle(promise)))
+        XCTAssertTrue(adapter.waitForCancels(1))
         XCTAssertEqual(adapter.cancelCount, 1)
         XCTAssertEqual(recorder.count, 0, "settled without sending")
     }
@@ -240,6 +244,7 @@ final class RequestAdapterTests: XCTestCase {
         XCTAssertEqual(second.called.wait(timeout: .now() + 5), .success)
         promise.cancel()
         XCTAssertTrue(isCancelled(settle(promise)))
+        XCTAssertTrue(second.waitForCancels(1))
         XCTAssertEqual(second.cancelCount, 1, "the cancellation reaches the promise the second adapter returned")
         XCTAssertEqual(second.seen.first?.value(forHTTPHeaderField: "X-First"), "signed-1")
         XCTAssertEqual(recorder.count, 0)
@@ -252,6 +257,7 @@ final class RequestAdapterTests: XCTestCase {
         for _ in promises { XCTAssertEqual(adapter.called.wait(timeout: .now() + 5), .success) }
         XCTAssertEqual(client.cancelAll(), 3)
         for promise in promises { XCTAssertEqual(outcomeName(settle(promise)), "cancelled") }
+        XCTAssertTrue(adapter.waitForCancels(3))
         XCTAssertEqual(adapter.cancelCount, 3)
     }
 

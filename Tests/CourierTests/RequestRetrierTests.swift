@@ -31,6 +31,8 @@ final class RequestRetrierTests: XCTestCase {
         var contexts: [RetryContext] { lock.withLock { questions.map(\.context) } }
         var requests: [URLRequest] { lock.withLock { questions.map(\.request) } }
         var cancelCount: Int { held.cancelCount }
+        /// Waits until `count` of its promises were cancelled (see ``HeldPromises/waitForCancels(_:timeout:)``).
+        func waitForCancels(_ count: Int) -> Bool { held.waitForCancels(count) }
 
         func retry(_ request: URLRequest, for endpoint: any Endpoint, dueTo error: NetworkError, context: RetryContext) -> Promise<RetryDecision> {
             lock.withLock { questions.append((request, error, context)) }
@@ -220,6 +222,7 @@ final class RequestRetrierTests: XCTestCase {
         XCTAssertEqual(retrier.asked.wait(timeout: .now() + 5), .success)
         promise.cancel()
         XCTAssertTrue(isCancelled(settle(promise)))
+        XCTAssertTrue(retrier.waitForCancels(1))
         XCTAssertEqual(retrier.cancelCount, 1)
         XCTAssertEqual(recorder.count, 1)
     }
@@ -231,6 +234,7 @@ final class RequestRetrierTests: XCTestCase {
         for _ in promises { XCTAssertEqual(retrier.asked.wait(timeout: .now() + 5), .success) }
         XCTAssertEqual(client.cancelAll(), 3)
         for promise in promises { XCTAssertEqual(outcomeName(settle(promise)), "cancelled") }
+        XCTAssertTrue(retrier.waitForCancels(3))
         XCTAssertEqual(retrier.cancelCount, 3)
     }
 

@@ -35,6 +35,7 @@ extension ResumableDownloadIntegrationTests {
         XCTAssertEqual(held.seen.first?.value(forHTTPHeaderField: "Range"), "bytes=70000-", "the adapter sees the resuming request")
         XCTAssertEqual(try value(of: resumption.pause(), within: 20), 70_000)
         XCTAssertEqual(failure(of: download).map(errorKind), "cancelled")
+        XCTAssertTrue(held.waitForCancels(1))
         XCTAssertEqual(held.cancelCount, 1)
 
         _ = try value(of: try makeClient().download(cut, to: destination, resumption: resumption), within: 30)
