@@ -48,6 +48,22 @@ public struct DecodedResponse<Value: Decodable & Sendable>: Sendable {
     public func header(_ name: String) -> String? {
         response.header(name)
     }
+
+    /// The same response with its value transformed, e.g. a page of users to their names while
+    /// the `Link` header stays at hand (Get's `Response.map`).
+    ///
+    /// ```swift
+    /// let names = try await client.send(ListUsers(page: 2)).map { users in users.map(\.name) }
+    /// print(names.value, names.header("Link") ?? "last page")
+    /// ```
+    ///
+    /// - Parameter transform: Turns the value into another; what it throws is rethrown.
+    /// - Returns: The new value, with this ``response``.
+    public func map<NewValue: Decodable & Sendable>(
+        _ transform: (Value) throws -> NewValue
+    ) rethrows -> DecodedResponse<NewValue> {
+        DecodedResponse<NewValue>(value: try transform(value), response: response)
+    }
 }
 
 extension DecodedResponse: Equatable where Value: Equatable {}

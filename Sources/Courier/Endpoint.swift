@@ -32,6 +32,9 @@ public protocol Endpoint: Sendable {
 
     /// The path appended to the client's base URL, with exactly one `/` between them
     /// (a leading `/` is optional), e.g. `"users/42"`.
+    ///
+    /// A whole URL here (`"https://…"`) fails with ``NetworkError/invalidRequest(reason:)``: set
+    /// ``baseURL`` for another server, or send a URL the server handed out with `Request(url:)`.
     var path: String { get }
     /// The base URL this endpoint's ``path`` is joined to, instead of the client's; default `nil`,
     /// the client's ``NetworkClient/Configuration/baseURL`` (Moya's per-target `baseURL`).

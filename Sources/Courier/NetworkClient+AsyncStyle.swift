@@ -8,13 +8,16 @@ import Promises
 extension NetworkClient {
     /// Sends `endpoint` and returns the decoded response; see `request(_:)` for how the body is decoded.
     ///
-    /// Cancelling the calling `Task` cancels the request.
+    /// Cancelling the calling `Task` cancels the request. The result may be ignored (as Get's
+    /// `send`), for calls made only for their effect:
     ///
     /// ```swift
     /// let user = try await client.send(GetUser(id: 42))
+    /// try await client.send(Request<EmptyResponse>.delete("users/42"))
     /// ```
     ///
     /// - Throws: A ``NetworkError``; ``NetworkError/cancelled`` when the task was cancelled.
+    @discardableResult
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
         try await send(endpoint, progress: nil)
     }
@@ -30,6 +33,7 @@ extension NetworkClient {
     ///   - endpoint: What to send.
     ///   - progress: Where reports go; `nil`: none, as ``send(_:)``.
     /// - Throws: A ``NetworkError``, as ``send(_:)``.
+    @discardableResult
     public func send<E: Endpoint>(_ endpoint: E, progress: ProgressHandler?) async throws -> E.Response {
         // With progress, resume from the reports' queue, so that `send` returns after the last
         // report ran (when that queue is serial).

@@ -30,9 +30,9 @@ import FoundationNetworking
 ///
 /// Every property is a stored `var`: a copy can be changed freely. The path follows the
 /// client's usual rules (joined to the base URL with one `/`, percent-encoded, no `..`
-/// segments); an absolute URL in `path` is read as a path under the base URL, never followed to
-/// another host. A whole URL (a next-page link the server sent) goes in `Request(url:)`,
-/// which sets ``baseURL``: credentials then stay with the client's own origin.
+/// segments). A whole URL in `path` (`"https://…"`) fails with ``NetworkError/invalidRequest(reason:)``
+/// rather than going to the wrong place: a whole URL (a next-page link the server sent) goes in
+/// `Request(url:)`, which sets ``baseURL``, and credentials then stay with the client's own origin.
 ///
 /// Alamofire and Get also declare a `Request`: in a file that imports one of them as well,
 /// write `Courier.Request`.
@@ -252,25 +252,48 @@ extension Request {
     ///
     /// - Parameters:
     ///   - path: The path appended to the client's base URL.
+    ///   - query: Query items; default none.
     ///   - body: The body; default `.none`.
     ///   - headers: Header fields over the client's defaults; default none.
     /// - Returns: The request; set its other properties on the copy.
-    public static func post(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
-        Request(path, method: .post, headers: headers, body: body)
+    public static func post(
+        _ path: String, query: [URLQueryItem] = [], body: RequestBody = .none, headers: [String: String] = [:]
+    ) -> Request {
+        Request(path, method: .post, query: query, headers: headers, body: body)
     }
 
-    /// A `PUT` request; the parameters are those of ``post(_:body:headers:)``.
-    public static func put(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
-        Request(path, method: .put, headers: headers, body: body)
+    /// A `PUT` request; the parameters are those of ``post(_:query:body:headers:)``.
+    public static func put(
+        _ path: String, query: [URLQueryItem] = [], body: RequestBody = .none, headers: [String: String] = [:]
+    ) -> Request {
+        Request(path, method: .put, query: query, headers: headers, body: body)
     }
 
-    /// A `PATCH` request; the parameters are those of ``post(_:body:headers:)``.
-    public static func patch(_ path: String, body: RequestBody = .none, headers: [String: String] = [:]) -> Request {
-        Request(path, method: .patch, headers: headers, body: body)
+    /// A `PATCH` request; the parameters are those of ``post(_:query:body:headers:)``.
+    public static func patch(
+        _ path: String, query: [URLQueryItem] = [], body: RequestBody = .none, headers: [String: String] = [:]
+    ) -> Request {
+        Request(path, method: .patch, query: query, headers: headers, body: body)
     }
 
-    /// A `DELETE` request; the parameters are those of ``get(_:query:headers:)``.
-    public static func delete(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> Request {
-        Request(path, method: .delete, query: query, headers: headers)
+    /// A `DELETE` request, with a body when the API wants one (`DELETE` with a list of IDs);
+    /// the parameters are those of ``post(_:query:body:headers:)``.
+    public static func delete(
+        _ path: String, query: [URLQueryItem] = [], body: RequestBody = .none, headers: [String: String] = [:]
+    ) -> Request {
+        Request(path, method: .delete, query: query, headers: headers, body: body)
+    }
+
+    /// A `HEAD` request: the status and headers of `path` without its body (declare the
+    /// `Response` as ``HTTPResponse`` or ``EmptyResponse``); the parameters are those of
+    /// ``get(_:query:headers:)``.
+    public static func head(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> Request {
+        Request(path, method: .head, query: query, headers: headers)
+    }
+
+    /// An `OPTIONS` request (what a server allows on `path`); the parameters are those of
+    /// ``get(_:query:headers:)``.
+    public static func options(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> Request {
+        Request(path, method: .options, query: query, headers: headers)
     }
 }

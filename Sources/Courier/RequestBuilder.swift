@@ -120,7 +120,23 @@ struct BaseURL: Sendable {
         return .success(BaseURL(origin: origin, path: path, trimmedPath: String(trimmed), query: query))
     }
 
-    /// Joins `endpointPath` with exactly one "/" and appends the query items.
+    /// The scheme of `path` (its leading slashes removed) when it is a whole URL (`scheme://…`,
+    /// the scheme as RFC 3986 spells it), which an endpoint's path never is: it would be joined
+    /// under the base URL and sent to the wrong place. `nil` for every other path, including one
+    /// with a colon later (`v1/items:batch`).
+    static func schemeOfWholeURL(_ path: Substring) -> Substring? {
+        guard let colon = path.utf8.firstIndex(of: UInt8(ascii: ":")),
+              path.utf8[colon...].starts(with: "://".utf8) else { return nil }
+        let scheme = path[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return nil }
+        let allowed = scheme.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+        }
+        return allowed ? scheme : nil
+    }
+
+    /// Joins `endpointPath` with exactly one "/" and appends the query items; a path that is a
+    /// whole URL fails (see ``schemeOfWholeURL(_:)``).
     func url(appending endpointPath: String, query items: [URLQueryItem]) throws(NetworkError) -> URL {
         var text = origin
         if endpointPath.isEmpty {
@@ -128,6 +144,10 @@ struct BaseURL: Sendable {
         } else {
             var relative = Substring(endpointPath)
             while relative.first == "/" { relative.removeFirst() }
+            if let scheme = BaseURL.schemeOfWholeURL(relative) {
+                throw .invalidRequest(reason: "the path is a whole URL (it starts with \"\(scheme)://\"); "
+                    + "send a whole URL with Request(url:), or give a path under the base URL")
+            }
             let encoded = PercentEncoding.encodePath(relative)
             if PercentEncoding.hasDotDotSegment(encoded) {
                 throw .invalidRequest(reason: "the path \"\(endpointPath)\" contains a \"..\" segment")

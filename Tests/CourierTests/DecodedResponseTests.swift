@@ -72,6 +72,28 @@ final class DecodedResponseTests: XCTestCase {
         assertPage(delivered.withLock { $0 })
     }
 
+    func test_givenADecodedResponse_whenMapped_thenTheValueChangesAndTheResponseStays() async throws {
+        let client = try pagedClient()
+        let names = try await client.send(ListUsers()).map { users in users.map(\.name) }
+        XCTAssertEqual(names.value, ["Ada", "Grace"])
+        XCTAssertEqual(names.statusCode, 206)
+        XCTAssertEqual(names.header("Link"), Self.linkHeader)
+        XCTAssertEqual(names.response.body, Data(Self.usersJSON.utf8))
+        struct Empty: Error {}
+        XCTAssertThrowsError(try names.map { values -> String in
+            guard let first = values.first(where: { $0.isEmpty }) else { throw Empty() }
+            return first
+        }) { XCTAssertTrue($0 is Empty, "what the transform throws is rethrown") }
+    }
+
+    func test_givenASendMadeForItsEffect_whenItsResultIsIgnored_thenItStillCompletes() async throws {
+        let transport = RecordingTransport.answering(204)
+        let client = try makeClient(transport)
+        try await client.send(Request<EmptyResponse>.delete("users/1"))   // no `_ =`: the result is discardable
+        try await client.send(Request<EmptyResponse>.delete("users/2"), progress: nil)
+        XCTAssertEqual(transport.requests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" }, ["DELETE /api/users/1", "DELETE /api/users/2"])
+    }
+
     func test_givenAnyEndpoint_whenWrappedWithHTTPResponse_thenItDecodesAsBeforeAndAddsTheResponse() throws {
         let client = try makeClient(RecordingTransport.answering(body: #"{"id":1,"name":"Ada"}"#, headers: ["ETag": "\"v7\""]))
         let plain = try client.request(GetUser()).wait(within: 10)

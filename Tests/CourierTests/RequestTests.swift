@@ -48,21 +48,31 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual(get.url?.absoluteString, "https://api.example.com/v1/items?q=a%20b")
         XCTAssertEqual(get.value(forHTTPHeaderField: "X-Trace"), "abc")
 
-        let delete = try api.makeURLRequest(for: Request<JSON>.delete("items/3", query: query, headers: headers))
-        XCTAssertEqual(delete.httpMethod, "DELETE")
-        XCTAssertEqual(delete.url?.query, "q=a%20b")
-        XCTAssertEqual(delete.value(forHTTPHeaderField: "X-Trace"), "abc")
+        for (method, make) in [(HTTPMethod.head, Request<JSON>.head), (.options, Request<JSON>.options)] {
+            let sent = try api.makeURLRequest(for: make("items/3", query, headers))
+            XCTAssertEqual(sent.httpMethod, method.rawValue)
+            XCTAssertEqual(sent.url?.query, "q=a%20b", "\(method)")
+            XCTAssertEqual(sent.value(forHTTPHeaderField: "X-Trace"), "abc", "\(method)")
+            XCTAssertNil(sent.httpBody, "\(method)")
+        }
 
-        let makers: [(HTTPMethod, (String, RequestBody, [String: String]) -> Request<JSON>)] = [
-            (.post, Request.post), (.put, Request.put), (.patch, Request.patch),
+        let makers: [(HTTPMethod, (String, [URLQueryItem], RequestBody, [String: String]) -> Request<JSON>)] = [
+            (.post, Request.post), (.put, Request.put), (.patch, Request.patch), (.delete, Request.delete),
         ]
         for (method, make) in makers {
-            let sent = try api.makeURLRequest(for: make("items", .json(["n": 1]), headers))
+            let sent = try api.makeURLRequest(for: make("items", query, .json(["n": 1]), headers))
             XCTAssertEqual(sent.httpMethod, method.rawValue)
+            XCTAssertEqual(sent.url?.query, "q=a%20b", "\(method)")
             XCTAssertEqual(sent.httpBody, Data(#"{"n":1}"#.utf8), "\(method)")
             XCTAssertEqual(sent.value(forHTTPHeaderField: "Content-Type"), "application/json", "\(method)")
             XCTAssertEqual(sent.value(forHTTPHeaderField: "X-Trace"), "abc", "\(method)")
+            let bare = try api.makeURLRequest(for: make("items", [], .none, [:]))
+            XCTAssertNil(bare.url?.query, "\(method): no query by default")
+            XCTAssertNil(bare.httpBody, "\(method): no body by default")
         }
+        let bodyless = try api.makeURLRequest(for: Request<JSON>.delete("items/3"))
+        XCTAssertEqual(bodyless.httpMethod, "DELETE")
+        XCTAssertNil(bodyless.httpBody)
     }
 
     func test_givenAnEndpoint_whenWrapped_thenEveryPropertyIsCopiedAndTheEndpointKept() throws {
@@ -86,10 +96,31 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual(viaWrapper.httpBody, direct.httpBody)
     }
 
-    func test_givenAnAbsoluteURLAsPath_whenBuilt_thenItStaysUnderTheBaseURL() throws {
-        let sent = try api.makeURLRequest(for: Request("https://elsewhere.example.org/steal"))
-        XCTAssertEqual(sent.url?.host, "api.example.com")
-        XCTAssertTrue(sent.url?.path.hasPrefix("/v1/") ?? false, sent.url?.absoluteString ?? "")
+    func test_givenAWholeURLAsPath_whenBuiltOrSent_thenInvalidRequestNamingOnlyTheScheme() throws {
+        for path in ["https://elsewhere.example.org/steal", "/http://elsewhere.example.org", "HTTP://x", "git+ssh://host/repo",
+                     "https://user:hunter2@elsewhere.example.org/x?access_token=abc"] {
+            XCTAssertThrowsError(try api.makeURLRequest(for: Request(path)), path) { error in
+                guard case NetworkError.invalidRequest(let reason) = error else { return XCTFail("\(path): \(error)") }
+                XCTAssertTrue(reason.contains("Request(url:)"), reason)
+                for secret in ["hunter2", "abc", "elsewhere"] { XCTAssertFalse(reason.contains(secret), reason) }
+            }
+        }
+        let client = NetworkClient.stubbing().makeClient()
+        guard case .invalidRequest? = networkError(settle(client.request(Request("https://elsewhere.example.org/x")))) else {
+            return XCTFail("expected invalidRequest from the pipeline too")
+        }
+    }
+
+    func test_givenAPathWithAColonThatIsNoWholeURL_whenBuilt_thenItIsJoinedUnderTheBaseURL() throws {
+        let cases = [
+            "items:batchGet": "/v1/items:batchGet", "v2/a:b//c": "/v1/v2/a:b//c", "//cdn.example.com/x": "/v1/cdn.example.com/x",
+            "1http://x": "/v1/1http://x", "caf\u{E9}://x": "/v1/caf%C3%A9://x", "a b://x": "/v1/a%20b://x", "://x": "/v1/://x",
+        ]
+        for (path, expected) in cases {
+            let sent = try api.makeURLRequest(for: Request(path))
+            XCTAssertEqual(sent.url?.host, "api.example.com", path)
+            XCTAssertEqual(sent.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedPath }, expected, path)
+        }
     }
 
     func test_givenADotDotPath_whenRequested_thenInvalidRequest() {
