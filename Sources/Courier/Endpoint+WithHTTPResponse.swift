@@ -79,4 +79,6 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var requestRetriers: [any RequestRetrier] { base.requestRetriers }
     /// The base endpoint's choice on sharing identical requests.
     public var sharesIdenticalRequests: Bool? { base.sharesIdenticalRequests }
+    /// The base endpoint's request modifier.
+    public var requestModifier: (@Sendable (inout URLRequest) -> Void)? { base.requestModifier }
 }

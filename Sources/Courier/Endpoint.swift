@@ -256,6 +256,26 @@ public protocol Endpoint: Sendable {
     /// }
     /// ```
     var sharesIdenticalRequests: Bool? { get }
+    /// Changes the built `URLRequest` in ways the other properties do not cover; default `nil`,
+    /// none (Alamofire's `requestModifier`, Get's `configure`).
+    ///
+    /// ```swift
+    /// struct LargeExport: Endpoint {
+    ///     typealias Response = HTTPResponse
+    ///     var path: String { "exports/latest" }
+    ///     var requestModifier: (@Sendable (inout URLRequest) -> Void)? {
+    ///         { $0.allowsCellularAccess = false }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// It runs when the request is built, in ``NetworkClient/makeURLRequest(for:)`` too, after the
+    /// URL, method, headers and body are set and before the authenticator, the plugins and the
+    /// adapters (so it never sees a credential). Header fields it sets are checked like any others
+    /// (a line break fails the request with ``NetworkError/invalidRequest(reason:)``). It may not
+    /// change the URL, which decides where credentials go: set ``path``, ``query`` or ``baseURL``
+    /// instead; a changed URL fails the request with ``NetworkError/invalidRequest(reason:)``.
+    var requestModifier: (@Sendable (inout URLRequest) -> Void)? { get }
 }
 
 extension Endpoint {
@@ -295,4 +315,6 @@ extension Endpoint {
     public var requestRetriers: [any RequestRetrier] { [] }
     /// Default: `nil`, the client's choice (no sharing unless configured).
     public var sharesIdenticalRequests: Bool? { nil }
+    /// Default: `nil`, the request as built.
+    public var requestModifier: (@Sendable (inout URLRequest) -> Void)? { nil }
 }

@@ -102,6 +102,14 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// Whether an identical request in flight is shared; default `nil`, the client's (see
     /// ``Endpoint/sharesIdenticalRequests``).
     public var sharesIdenticalRequests: Bool?
+    /// Changes the built `URLRequest` in ways the other properties do not cover; default `nil`
+    /// (see ``Endpoint/requestModifier``).
+    ///
+    /// ```swift
+    /// var export = Request<HTTPResponse>.get("exports/latest")
+    /// export.requestModifier = { $0.allowsCellularAccess = false }
+    /// ```
+    public var requestModifier: (@Sendable (inout URLRequest) -> Void)?
     /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
     private var sharedDecoder: SharedCoder<JSONDecoder>?
     private var sharedEncoder: SharedCoder<JSONEncoder>?
@@ -161,6 +169,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         requestAdapters = endpoint.requestAdapters
         requestRetriers = endpoint.requestRetriers
         sharesIdenticalRequests = endpoint.sharesIdenticalRequests
+        requestModifier = endpoint.requestModifier
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

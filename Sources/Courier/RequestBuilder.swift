@@ -85,7 +85,24 @@ struct RequestBuilder: Sendable {
         } else {
             request.httpBody = body
         }
+        if let modify = endpoint.requestModifier { try RequestBuilder.apply(modify, to: &request, builtFor: url) }
         return (request, upload, onClientOrigin)
+    }
+}
+
+extension RequestBuilder {
+    /// Runs an endpoint's ``Endpoint/requestModifier`` on `request`, then checks what it may not
+    /// do: change the URL (`url`, which decided where credentials go) or leave a header field or
+    /// method that cannot be sent.
+    static func apply(
+        _ modify: @Sendable (inout URLRequest) -> Void, to request: inout URLRequest, builtFor url: URL
+    ) throws(NetworkError) {
+        modify(&request)
+        guard request.url == url else {
+            throw .invalidRequest(reason: "the request modifier changed the URL; set the endpoint's path, query or baseURL instead")
+        }
+        try HeaderValidation.check(request.allHTTPHeaderFields ?? [:])
+        try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
     }
 }
 

@@ -51,4 +51,5 @@ func assertDocumentedDefaults(_ endpoint: some Endpoint, file: StaticString = #f
     XCTAssertTrue(endpoint.requiresAuthentication, file: file, line: line)
     XCTAssertEqual(endpoint.sampleData, Data(), file: file, line: line)
     XCTAssertEqual(endpoint.acceptedStatusCodes, .successful, file: file, line: line)
+    XCTAssertNil(endpoint.requestModifier, file: file, line: line)
 }
