@@ -83,14 +83,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     /// Keeps and sends the session's cookies in FoundationNetworking's place (Linux; `nil` elsewhere,
     /// and when the session handles no cookies).
     let cookies: CookieJar?
+    /// Hears of every task and what URLSession reports about it (``URLSessionTaskObserver``).
+    let observer: (any URLSessionTaskObserver)?
 
     init(
         redirects: URLSessionTransport.RedirectPolicy = .follow, challengeHandler: URLSessionTransport.ChallengeHandler? = nil,
-        cookies: CookieJar? = nil
+        cookies: CookieJar? = nil, observer: (any URLSessionTaskObserver)? = nil
     ) {
         self.redirects = redirects
         self.challengeHandler = challengeHandler
         self.cookies = cookies
+        self.observer = observer
     }
 
     func register(
@@ -132,6 +135,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     // MARK: URLSessionDataDelegate (the response head: URLSessionTransport+ResponseHead.swift)
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        observer?.task(dataTask, didReceive: data)
         let identifier = dataTask.taskIdentifier
         var report: ProgressReport?
         var download: BodyFileWriter??   // a download's file (`.some(nil)`: not created yet)
@@ -224,7 +228,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         }
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        observer?.task(task, didFinishCollecting: metrics)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        observer?.task(task, didCompleteWithError: error)
         let identifier = task.taskIdentifier
         guard var entry = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         UploadFromMemory.release(entry.memoryHeld)

@@ -90,6 +90,7 @@ extension URLSessionTransportDelegate {
             task.cancel()
             return finish(entry, with: .cancelled)
         }
+        observer?.taskCreated(task)
         task.resume()
     }
 

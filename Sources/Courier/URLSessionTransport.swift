@@ -73,8 +73,13 @@ public final class URLSessionTransport: HTTPTransport {
     ///     drops them like the request's own; a request's own header of the same name wins. The
     ///     configuration object you pass is not changed.
     ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
-    public convenience init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
-        self.init(configuration: configuration, redirects: redirects, answering: nil)
+    ///   - taskObserver: Hears of every `URLSessionTask` and what URLSession reports about it,
+    ///     for task-level loggers such as Pulse (see ``URLSessionTaskObserver``). Default: `nil`.
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
+        taskObserver: (any URLSessionTaskObserver)? = nil
+    ) {
+        self.init(configuration: configuration, redirects: redirects, answering: nil, observer: taskObserver)
     }
 
     /// Creates a transport with its own `URLSession` whose authentication challenges
@@ -96,19 +101,23 @@ public final class URLSessionTransport: HTTPTransport {
     /// handler (the other initialiser) every challenge gets ``ChallengeAnswer/performDefaultHandling``.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration, as in ``init(configuration:redirects:)``.
+    ///   - configuration: The session configuration, as in ``init(configuration:redirects:taskObserver:)``.
     ///     Default: `.ephemeral`.
     ///   - redirects: Which redirects to follow. Default: ``RedirectPolicy/follow``.
+    ///   - taskObserver: Hears of every task; see ``URLSessionTaskObserver``. Default: `nil`.
     ///   - challengeHandler: Decides each challenge; see ``ChallengeHandler`` for where it runs and
     ///     when it is no longer asked.
     public convenience init(
         configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
-        challengeHandler: @escaping ChallengeHandler
+        taskObserver: (any URLSessionTaskObserver)? = nil, challengeHandler: @escaping ChallengeHandler
     ) {
-        self.init(configuration: configuration, redirects: redirects, answering: challengeHandler)
+        self.init(configuration: configuration, redirects: redirects, answering: challengeHandler, observer: taskObserver)
     }
 
-    private init(configuration: URLSessionConfiguration, redirects: RedirectPolicy, answering challengeHandler: ChallengeHandler?) {
+    private init(
+        configuration: URLSessionConfiguration, redirects: RedirectPolicy, answering challengeHandler: ChallengeHandler?,
+        observer: (any URLSessionTaskObserver)?
+    ) {
         // URLSession adds `httpAdditionalHeaders` to every request it sends, redirects included,
         // where the redirect rule cannot see (or strip) them.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
@@ -144,7 +153,8 @@ public final class URLSessionTransport: HTTPTransport {
         #else
         let cookies: CookieJar? = nil
         #endif
-        let delegate = URLSessionTransportDelegate(redirects: redirects, challengeHandler: challengeHandler, cookies: cookies)
+        let delegate = URLSessionTransportDelegate(
+            redirects: redirects, challengeHandler: challengeHandler, cookies: cookies, observer: observer)
         let queue = OperationQueue()
         queue.name = "courier.urlsession"
         queue.maxConcurrentOperationCount = 1
@@ -224,6 +234,7 @@ public final class URLSessionTransport: HTTPTransport {
             progress: context.progress, stream: context.bodyStream,
             resumable: context.resumesDownloads, resuming: context.partialDownload, cookieHeader: cookieHeader,
             completion: completion)
+        delegate.observer?.taskCreated(task)
         task.resume()
         return handle
     }

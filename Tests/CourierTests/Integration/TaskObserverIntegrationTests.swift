@@ -1,0 +1,102 @@
+import Courier
+import Foundation
+import Promises
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `URLSessionTaskObserver`: what a task-level logger hears of real requests on the loopback server.
+final class TaskObserverIntegrationTests: IntegrationTestCase {
+    /// Records every call, in order, as `"<event> <task number>"`, and the bytes per task.
+    final class Recorder: URLSessionTaskObserver, @unchecked Sendable {
+        // @unchecked: `events`, `bytes` and `tasks` are only touched while holding `lock`.
+        private let lock = NSLock()
+        private var events: [String] = []
+        private var bytes: [Int: Int] = [:]
+        private var tasks: [Int: URLSessionTask] = [:]
+
+        var log: [String] { lock.withLock { events } }
+        var bytesByTask: [Int: Int] { lock.withLock { bytes } }
+        func task(number: Int) -> URLSessionTask? { lock.withLock { tasks[number] } }
+
+        private func record(_ event: String, _ task: URLSessionTask) {
+            lock.withLock { events.append("\(event) \(task.taskIdentifier)") }
+        }
+
+        func taskCreated(_ task: URLSessionTask) {
+            XCTAssertEqual(task.state, .suspended, "reported before it starts")
+            lock.withLock { tasks[task.taskIdentifier] = task }
+            record("created", task)
+        }
+
+        func task(_ task: URLSessionDataTask, didReceive data: Data) {
+            lock.withLock { bytes[task.taskIdentifier, default: 0] += data.count }
+        }
+
+        func task(_ task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+            record("metrics", task)
+        }
+
+        func task(_ task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let outcome = (error as? URLError).map { "failed(\($0.code.rawValue))" } ?? (error == nil ? "completed" : "failed")
+            record(outcome, task)
+        }
+    }
+
+    private func client(observer: Recorder) throws -> NetworkClient {
+        NetworkClient(
+            configuration: NetworkClient.Configuration(baseURL: try server.baseURL),
+            transport: URLSessionTransport(taskObserver: observer))
+    }
+
+    /// The log without `metrics` entries, which FoundationNetworking does not report.
+    private func lifecycle(_ recorder: Recorder) -> [String] {
+        recorder.log.filter { !$0.hasPrefix("metrics") }
+    }
+
+    func test_givenAnObserver_whenARequestRuns_thenItHearsTheTaskCreatedItsBytesAndItsEnd() throws {
+        let recorder = Recorder()
+        let client = try client(observer: recorder)
+        let response = try value(of: client.response(for: LiveJSONEndpoint(path: "bytes/100000")))
+        XCTAssertEqual(response.body.count, 100_000)
+        let log = lifecycle(recorder)
+        XCTAssertEqual(log.count, 2, "\(log)")
+        let number = try XCTUnwrap(log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        XCTAssertEqual(log, ["created \(number)", "completed \(number)"])
+        XCTAssertEqual(recorder.bytesByTask, [number: 100_000], "every chunk, once")
+        XCTAssertEqual(recorder.task(number: number)?.originalRequest?.url?.path, "/bytes/100000")
+        #if !canImport(FoundationNetworking)
+        XCTAssertTrue(recorder.log.contains("metrics \(number)"))
+        #endif
+    }
+
+    func test_givenA307WithABody_whenTheTransportFollowsIt_thenTheObserverHearsBothTasks() throws {
+        let recorder = Recorder()
+        let client = try client(observer: recorder)
+        let query = [URLQueryItem(name: "url", value: "/anything/next"), URLQueryItem(name: "status", value: "307")]
+        let echo = try value(of: client.request(LiveEndpoint<ServerEcho>(
+            path: "redirect-to", method: .post, query: query, body: .json(["item": "a"]))))
+        XCTAssertEqual(echo.path, "/anything/next")
+        let created = lifecycle(recorder).filter { $0.hasPrefix("created") }
+        #if canImport(FoundationNetworking)
+        XCTAssertEqual(created.count, 2, "the transport sends the redirected request with its body itself: \(recorder.log)")
+        XCTAssertEqual(recorder.task(number: Int(created[1].split(separator: " ")[1]) ?? -1)?.originalRequest?.url?.path,
+                       "/anything/next")
+        #else
+        XCTAssertEqual(created.count, 1, "URLSession follows it within the task: \(recorder.log)")
+        #endif
+        XCTAssertEqual(lifecycle(recorder).filter { $0.hasPrefix("completed") }.count, created.count, "each task ends once")
+    }
+
+    func test_givenARequestCancelledMidFlight_thenTheObserverHearsItsTaskEndCancelled() throws {
+        let recorder = Recorder()
+        let client = try client(observer: recorder)
+        let promise = client.request(LiveJSONEndpoint(path: "delay/5"))
+        XCTAssertTrue(eventually(within: 10) { !recorder.log.isEmpty }, "the task was created")
+        promise.cancel()
+        XCTAssertTrue(eventually(within: 10) { self.lifecycle(recorder).count == 2 }, "\(recorder.log)")
+        let number = try XCTUnwrap(recorder.log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        XCTAssertEqual(lifecycle(recorder), ["created \(number)", "failed(\(URLError.Code.cancelled.rawValue)) \(number)"])
+    }
+}
