@@ -55,11 +55,23 @@ public final class NetworkClient: Sendable {
         core = ClientCore(configuration: configuration, transport: transport)
     }
 
-    /// Creates a client for `baseURL` with the default configuration and the `URLSession` transport.
+    /// Creates a client for `baseURL` with the `URLSession` transport, and the default
+    /// configuration as `configure` changes it (Get's `APIClient(baseURL:_:)`).
     ///
-    /// - Parameter baseURL: The URL endpoint paths are appended to.
-    public convenience init(baseURL: URL) {
-        self.init(configuration: Configuration(baseURL: baseURL))
+    /// ```swift
+    /// let client = NetworkClient(baseURL: URL(string: "https://api.example.com/v1")!) {
+    ///     $0.timeout = 20
+    ///     $0.plugins = [LoggingPlugin()]
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: The URL endpoint paths are appended to.
+    ///   - configure: Changes the configuration before the client is made. Default: none.
+    public convenience init(baseURL: URL, _ configure: (inout Configuration) -> Void = { _ in }) {
+        var configuration = Configuration(baseURL: baseURL)
+        configure(&configuration)
+        self.init(configuration: configuration)
     }
 
     deinit {
@@ -82,7 +94,8 @@ public final class NetworkClient: Sendable {
     ///   stream over the file, and a multipart form with file parts read into memory whole (the
     ///   pipeline streams a large one from a temporary copy instead), so that tests see its bytes.
     /// - Timeout: ``Endpoint/timeout``, or else ``Configuration/timeout``.
-    /// - Cache policy: ``Configuration/cachePolicy``.
+    /// - Cache policy: ``Endpoint/cachePolicy``, or else ``Configuration/cachePolicy``.
+    /// - Last, the endpoint's ``Endpoint/requestModifier``, if any.
     ///
     /// ```swift
     /// let request = try client.makeURLRequest(for: GetUser(id: 42))
@@ -90,7 +103,9 @@ public final class NetworkClient: Sendable {
     /// ```
     ///
     /// - Throws: ``NetworkError/invalidRequest(reason:)`` when the base URL has no scheme or host,
-    ///   the path has a ".." segment, the timeout is not positive, or the body cannot be encoded.
+    ///   the path is a whole URL or has a ".." segment, the timeout is not positive, the body
+    ///   cannot be encoded, a header field or the method cannot be sent, or the request modifier
+    ///   changed the URL.
     public func makeURLRequest<E: Endpoint>(for endpoint: E) throws -> URLRequest {
         try core.builder.makeURLRequest(for: endpoint)
     }

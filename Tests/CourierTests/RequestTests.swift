@@ -96,6 +96,21 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual(viaWrapper.httpBody, direct.httpBody)
     }
 
+    func test_givenABaseURLAndAConfigureClosure_whenTheClientIsMade_thenItHasTheChangedConfiguration() throws {
+        let base = try XCTUnwrap(URL(string: "https://api.example.com/v2"))
+        let client = NetworkClient(baseURL: base) {
+            $0.timeout = 20
+            $0.defaultHeaders["X-Client"] = "app"
+        }
+        XCTAssertEqual(client.configuration.baseURL, base)
+        XCTAssertEqual(client.configuration.timeout, 20)
+        let built = try client.makeURLRequest(for: Request("items"))
+        XCTAssertEqual(built.value(forHTTPHeaderField: "X-Client"), "app")
+        XCTAssertEqual(built.timeoutInterval, 20)
+        XCTAssertEqual(NetworkClient(baseURL: base).configuration.timeout, NetworkClient.Configuration(baseURL: base).timeout,
+                       "without a closure, the defaults")
+    }
+
     func test_givenAWholeURLAsPath_whenBuiltOrSent_thenInvalidRequestNamingOnlyTheScheme() throws {
         for path in ["https://elsewhere.example.org/steal", "/http://elsewhere.example.org", "HTTP://x", "git+ssh://host/repo",
                      "https://user:hunter2@elsewhere.example.org/x?access_token=abc"] {
