@@ -101,7 +101,11 @@ final class RequestTests: XCTestCase {
         let client = NetworkClient(baseURL: base) {
             $0.timeout = 20
             $0.defaultHeaders["X-Client"] = "app"
+            $0.decoder.dateDecodingStrategy = .iso8601   // what the Get migration guide advises
         }
+        struct Stamped: Decodable { let at: Date }
+        let stamped = try client.configuration.decoder.decode(Stamped.self, from: Data(#"{"at":"2026-11-25T00:00:00Z"}"#.utf8))
+        XCTAssertEqual(stamped.at, Date(timeIntervalSince1970: 1_795_564_800))
         XCTAssertEqual(client.configuration.baseURL, base)
         XCTAssertEqual(client.configuration.timeout, 20)
         let built = try client.makeURLRequest(for: Request("items"))
