@@ -50,7 +50,8 @@ public struct DecodedResponse<Value: Decodable & Sendable>: Sendable {
     }
 
     /// The same response with its value transformed, e.g. a page of users to their names while
-    /// the `Link` header stays at hand (Get's `Response.map`).
+    /// the `Link` header stays at hand (Get's `Response.map`, except that the new value must be
+    /// `Decodable` and `Sendable` too, as every ``DecodedResponse`` value is).
     ///
     /// ```swift
     /// let names = try await client.send(ListUsers(page: 2)).map { users in users.map(\.name) }

@@ -269,12 +269,17 @@ public protocol Endpoint: Sendable {
     /// }
     /// ```
     ///
-    /// It runs when the request is built, in ``NetworkClient/makeURLRequest(for:)`` too, after the
-    /// URL, method, headers and body are set and before the authenticator, the plugins and the
-    /// adapters (so it never sees a credential). Header fields it sets are checked like any others
-    /// (a line break fails the request with ``NetworkError/invalidRequest(reason:)``). It may not
-    /// change the URL, which decides where credentials go: set ``path``, ``query`` or ``baseURL``
-    /// instead; a changed URL fails the request with ``NetworkError/invalidRequest(reason:)``.
+    /// It runs once, when the request is built (in ``NetworkClient/makeURLRequest(for:)`` too),
+    /// after the URL, method, headers and body are set and before the authenticator adds its
+    /// credential and the plugins and adapters run; it does see the client's `defaultHeaders`,
+    /// credential ones included on the client's own origin. Header fields it sets are checked like
+    /// any others (a line break fails the request with ``NetworkError/invalidRequest(reason:)``),
+    /// and a streamed response's `Accept` is set after it. It may not change the URL (which
+    /// decides where credentials go), the method (which decides retries and sharing) or the body
+    /// (each attempt of an upload sets it again): use ``path``, ``query``, ``baseURL``, ``method``
+    /// and ``body`` for those; a change fails the request with
+    /// ``NetworkError/invalidRequest(reason:)``. Unlike Get's `configure`, it cannot fail a request
+    /// itself; a ``RequestAdapter`` can.
     var requestModifier: (@Sendable (inout URLRequest) -> Void)? { get }
 }
 

@@ -95,7 +95,8 @@ public final class NetworkClient: Sendable {
     ///   pipeline streams a large one from a temporary copy instead), so that tests see its bytes.
     /// - Timeout: ``Endpoint/timeout``, or else ``Configuration/timeout``.
     /// - Cache policy: ``Endpoint/cachePolicy``, or else ``Configuration/cachePolicy``.
-    /// - Last, the endpoint's ``Endpoint/requestModifier``, if any.
+    /// - Then the endpoint's ``Endpoint/requestModifier``, if any (a multipart form with file
+    ///   parts is read into the body after it).
     ///
     /// ```swift
     /// let request = try client.makeURLRequest(for: GetUser(id: 42))

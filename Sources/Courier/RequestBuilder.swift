@@ -92,17 +92,25 @@ struct RequestBuilder: Sendable {
 
 extension RequestBuilder {
     /// Runs an endpoint's ``Endpoint/requestModifier`` on `request`, then checks what it may not
-    /// do: change the URL (`url`, which decided where credentials go) or leave a header field or
-    /// method that cannot be sent.
+    /// do: change the URL (which decided where credentials go), the method (which decides
+    /// retries, sharing and stub routes) or the body (which each attempt of an upload sets again,
+    /// and a stream would be spent by the first attempt), or leave a header field that cannot be
+    /// sent.
     static func apply(
         _ modify: @Sendable (inout URLRequest) -> Void, to request: inout URLRequest, builtFor url: URL
     ) throws(NetworkError) {
+        let method = request.httpMethod, body = request.httpBody, stream = request.httpBodyStream
         modify(&request)
         guard request.url == url else {
             throw .invalidRequest(reason: "the request modifier changed the URL; set the endpoint's path, query or baseURL instead")
         }
+        guard request.httpMethod == method else {
+            throw .invalidRequest(reason: "the request modifier changed the method; set the endpoint's method instead")
+        }
+        guard request.httpBodyStream === stream, request.httpBody == body else {
+            throw .invalidRequest(reason: "the request modifier changed the body; set the endpoint's body instead")
+        }
         try HeaderValidation.check(request.allHTTPHeaderFields ?? [:])
-        try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
     }
 }
 
@@ -163,7 +171,8 @@ struct BaseURL: Sendable {
             while relative.first == "/" { relative.removeFirst() }
             if let scheme = BaseURL.schemeOfWholeURL(relative) {
                 throw .invalidRequest(reason: "the path is a whole URL (it starts with \"\(scheme)://\"); "
-                    + "send a whole URL with Request(url:), or give a path under the base URL")
+                    + "send a whole URL with Request(url:) (also one that holds another URL, as a proxy's "
+                    + "\"/https://…\" path does), or give a path under the base URL")
             }
             let encoded = PercentEncoding.encodePath(relative)
             if PercentEncoding.hasDotDotSegment(encoded) {

@@ -72,6 +72,9 @@ struct ExchangeKey: Hashable, Sendable {
     let timeout: TimeInterval
     /// Whether the transport may add the session's cookies (`URLSessionTransport` does only then).
     let handlesCookies: Bool
+    /// Which networks the request may use, and how (a ``Endpoint/requestModifier`` or a plugin
+    /// may set them): a request kept off cellular must not share an exchange that uses it.
+    let networkAccess: NetworkAccess
     let maximumResponseSize: Int
     /// A stub picks its route by the endpoint's path, and answers with the endpoint's sample when
     /// given no body of its own.
@@ -92,6 +95,7 @@ struct ExchangeKey: Hashable, Sendable {
         cachePolicy = request.cachePolicy.rawValue
         timeout = request.timeoutInterval
         handlesCookies = request.httpShouldHandleCookies
+        networkAccess = NetworkAccess(request)
         maximumResponseSize = context.maximumResponseSize
         endpointPath = context.endpointPath
         sampleData = context.sampleData
@@ -195,5 +199,26 @@ final class SharedExchange: Sendable {
         let leave: @Sendable () -> Void
 
         func cancel() { leave() }
+    }
+}
+
+/// The fields of a `URLRequest` that choose the network it goes over, for ``ExchangeKey``.
+struct NetworkAccess: Hashable, Sendable {
+    let cellular: Bool
+    let serviceType: UInt
+    let mainDocumentURL: URL?
+    #if !canImport(FoundationNetworking)
+    let expensive: Bool
+    let constrained: Bool
+    #endif
+
+    init(_ request: URLRequest) {
+        cellular = request.allowsCellularAccess
+        serviceType = request.networkServiceType.rawValue
+        mainDocumentURL = request.mainDocumentURL
+        #if !canImport(FoundationNetworking)
+        expensive = request.allowsExpensiveNetworkAccess
+        constrained = request.allowsConstrainedNetworkAccess
+        #endif
     }
 }

@@ -82,6 +82,7 @@ extension URLSessionTransportDelegate {
             return finish(entry, with: .invalidRequest(reason: "the transport was released before it could follow a redirect"))
         }
         fresh.memoryHeld = memory
+        observer?.taskCreated(task)   // before anything can cancel it: its end is reported either way
         tasks.withLock { $0[task.taskIdentifier] = fresh }
         // The handle first: a request cancelled meanwhile never sends its body again.
         if let handle = entry.handle, !handle.replace(with: task) {
@@ -90,7 +91,6 @@ extension URLSessionTransportDelegate {
             task.cancel()
             return finish(entry, with: .cancelled)
         }
-        observer?.taskCreated(task)
         task.resume()
     }
 

@@ -58,7 +58,7 @@ final class RequestModifierTests: XCTestCase {
         XCTAssertEqual(recorder.requests.first?.value(forHTTPHeaderField: "Authorization"), "Bearer secret-token")
     }
 
-    func test_givenAModifierThatChangesTheURLOrWritesABadHeaderOrMethod_thenInvalidRequestAndNothingIsSent() {
+    func test_givenAModifierThatChangesTheURLMethodOrBodyOrWritesABadHeader_thenInvalidRequestAndNothingIsSent() {
         let recorder = StubRecorder()
         let client = NetworkClient.stubbing().body(json: "{}").recording(into: recorder).makeClient()
         let modifiers: [(String, @Sendable (inout URLRequest) -> Void)] = [
@@ -67,7 +67,9 @@ final class RequestModifierTests: XCTestCase {
             ("no URL", { $0.url = nil }),
             // (`setValue` on Linux drops such a value by itself; the whole-dictionary setter does not.)
             ("a line break in a header", { $0.allHTTPHeaderFields = ["X-Note": "a\r\nX-Injected: 1"] }),
-            ("a space in the method", { $0.httpMethod = "GET /admin" }),
+            ("another method", { $0.httpMethod = "POST" }),
+            ("a body", { $0.httpBody = Data("x".utf8) }),
+            ("a body stream", { $0.httpBodyStream = InputStream(data: Data("x".utf8)) }),
         ]
         for (name, modify) in modifiers {
             var request = Request<JSON>.get("items")
@@ -78,5 +80,19 @@ final class RequestModifierTests: XCTestCase {
             guard case .invalidRequest? = networkError(settle(client.request(request))) else { return XCTFail("\(name): expected invalidRequest") }
         }
         XCTAssertEqual(recorder.count, 0)
+    }
+
+    func test_givenSharedRequests_whenOnlyOneIsKeptOffCellular_thenTheyDoNotShareAnExchange() {
+        let transport = RecordingTransport(.manual)
+        let client = exampleClient(transport) { $0.sharesIdenticalRequests = true }
+        var offCellular = Request<JSON>.get("report")
+        offCellular.requestModifier = { $0.allowsCellularAccess = false }
+        let promises = [client.request(Request<JSON>.get("report")), client.request(Request<JSON>.get("report")), client.request(offCellular)]
+        XCTAssertTrue(transport.waitForSends(2), "the request kept off cellular is sent on its own")
+        XCTAssertEqual(transport.requests.map(\.allowsCellularAccess).sorted { !$0 && $1 }, [false, true],
+                       "the two plain ones share one exchange")
+        for index in 0..<2 { transport.complete(index, with: .success(HTTPResponse(statusCode: 200, body: Data("{}".utf8)))) }
+        for promise in promises { XCTAssertEqual(outcomeName(settle(promise)), "ok") }
+        XCTAssertEqual(transport.sendCount, 2)
     }
 }
