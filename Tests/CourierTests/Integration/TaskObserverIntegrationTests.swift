@@ -99,4 +99,19 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         let number = try XCTUnwrap(recorder.log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
         XCTAssertEqual(lifecycle(recorder), ["created \(number)", "failed(\(URLError.Code.cancelled.rawValue)) \(number)"])
     }
+
+    func test_givenAFileUpload_whenSent_thenTheObserverHearsItsTaskStartAndEnd() throws {
+        let scratch = try makeScratchFolder("TaskObserverIT")
+        defer { removeScratchFolder(scratch) }
+        let file = try writeFile(Data(repeating: 7, count: 300_000), in: scratch)
+        let recorder = Recorder()
+        let client = try client(observer: recorder)
+        let endpoint = LiveEndpoint<HTTPResponse>(path: "bytes/10", method: .put, body: .file(file, contentType: "application/octet-stream"))
+        XCTAssertEqual(try value(of: client.request(endpoint)).body.count, 10)
+        let log = lifecycle(recorder)
+        let number = try XCTUnwrap(log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        XCTAssertEqual(log, ["created \(number)", "completed \(number)"])
+        XCTAssertEqual(recorder.task(number: number)?.originalRequest?.httpMethod, "PUT")
+        XCTAssertEqual(recorder.bytesByTask, [number: 10])
+    }
 }
