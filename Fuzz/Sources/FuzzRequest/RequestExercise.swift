@@ -100,6 +100,44 @@ enum RequestExercise {
             expect(!curl.contains(canary), "CurlCommand leaks the canary")
         }
         checkObjectForm(fields, plant: plant)
+        checkModifiedHeader(fields)
+    }
+
+    /// An endpoint whose ``Endpoint/requestModifier`` writes the field as a header, past
+    /// `URLRequest.setValue`'s own filtering: the request builds or fails with `invalidRequest`,
+    /// and a built one carries no header that would change the message on the wire.
+    private struct ModifiedProbe: Endpoint {
+        typealias Response = JSON
+        var path: String { "modified" }
+        let header: (name: String, value: String)
+        var requestModifier: (@Sendable (inout URLRequest) -> Void)? {
+            let header = header
+            return { request in
+                var fields = request.allHTTPHeaderFields ?? [:]
+                fields[header.name] = header.value
+                request.allHTTPHeaderFields = fields
+            }
+        }
+    }
+
+    private static func checkModifiedHeader(_ fields: FuzzFields) {
+        guard let client else { return }
+        let request: URLRequest
+        do {
+            request = try client.makeURLRequest(for: ModifiedProbe(header: (fields.formName, fields.formValue)))
+        } catch let error as NetworkError {
+            guard case .invalidRequest = error else { return fail("a modified header threw \(error)") }
+            return
+        } catch {
+            return fail("a modified header threw a non-NetworkError: \(error)")
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let unsafe = (name + value).unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+            expect(!unsafe, "a header with a line break or NUL was built: \(name.debugDescription)")
+            expect(!name.isEmpty, "a header with an empty name was built")
+        }
+        _ = CurlCommand.string(for: request)
+        _ = Redaction.describe(request)
     }
 
     /// The same field in a form built from a dictionary, next to a credential nested the way form
