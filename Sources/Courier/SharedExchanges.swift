@@ -206,7 +206,6 @@ final class SharedExchange: Sendable {
 struct NetworkAccess: Hashable, Sendable {
     let cellular: Bool
     let serviceType: UInt
-    let mainDocumentURL: URL?
     #if !canImport(FoundationNetworking)
     let expensive: Bool
     let constrained: Bool
@@ -215,7 +214,6 @@ struct NetworkAccess: Hashable, Sendable {
     init(_ request: URLRequest) {
         cellular = request.allowsCellularAccess
         serviceType = request.networkServiceType.rawValue
-        mainDocumentURL = request.mainDocumentURL
         #if !canImport(FoundationNetworking)
         expensive = request.allowsExpensiveNetworkAccess
         constrained = request.allowsConstrainedNetworkAccess
