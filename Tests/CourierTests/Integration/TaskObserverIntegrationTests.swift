@@ -114,4 +114,32 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(recorder.task(number: number)?.originalRequest?.httpMethod, "PUT")
         XCTAssertEqual(recorder.bytesByTask, [number: 10])
     }
+
+    /// 120 requests at once from 6 threads: every task is heard created once and ending once, and
+    /// each one's bytes add up to its body (run under Thread Sanitizer in CI).
+    func test_givenManyConcurrentRequests_thenEveryTaskIsHeardOnceFromStartToEnd() throws {
+        let recorder = Recorder()
+        let client = try client(observer: recorder)
+        let threads = 6, perThread = 20
+        let promises = SharedValue<[Promise<HTTPResponse>]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<perThread {
+                let size = 1_000 + thread * 100 + index
+                let promise = client.response(for: LiveJSONEndpoint(path: "bytes/\(size)"))
+                promises.withLock { $0.append(promise) }
+            }
+        }
+        let results = try value(of: when(fulfilled: promises.withLock { $0 }), within: 60)
+        XCTAssertEqual(results.count, threads * perThread)
+        let log = lifecycle(recorder)
+        let created = log.filter { $0.hasPrefix("created") }.map { $0.split(separator: " ")[1] }
+        let completed = log.filter { $0.hasPrefix("completed") }.map { $0.split(separator: " ")[1] }
+        XCTAssertEqual(created.count, threads * perThread)
+        XCTAssertEqual(Set(created).count, created.count, "each task created once")
+        XCTAssertEqual(completed.sorted(), created.sorted(), "each task ends once, and only tasks heard created end")
+        for number in created.compactMap({ Int($0) }) {
+            let path = recorder.task(number: number)?.originalRequest?.url?.lastPathComponent
+            XCTAssertEqual(recorder.bytesByTask[number], path.flatMap { Int($0) }, "task \(number)'s bytes")
+        }
+    }
 }
