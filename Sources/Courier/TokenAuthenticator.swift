@@ -109,76 +109,6 @@ public final class TokenAuthenticator: Authenticator, @unchecked Sendable, Custo
         }
     }
 
-    /// Creates a token authenticator whose refresh is `async` code (Get's style), for example a
-    /// call through the same client:
-    ///
-    /// ```swift
-    /// let auth = TokenAuthenticator(token: keychain.accessToken) { _ in
-    ///     try await client.send(Auth.refresh(refreshToken: keychain.refreshToken)).accessToken
-    /// }
-    /// ```
-    ///
-    /// The closure runs in a new `Task`, which is cancelled when every request waiting for the
-    /// refresh has given up (cancelled or timed out); what it throws fails those requests with
-    /// ``NetworkError/authenticationFailed(underlying:)``, as a rejected refresh promise does.
-    /// Everything else is as with the promise-returning form.
-    ///
-    /// - Parameters:
-    ///   - token: The current token, or `nil` when there is none yet.
-    ///   - headerField: The header that carries the token. Default: `Authorization`.
-    ///   - scheme: Written before the token. Default: `Bearer`; `nil` sends the bare token.
-    ///   - refreshLimit: The refresh loop guard. Default: three refreshes per minute.
-    ///   - refresh: Obtains a new token, given the one that was rejected. Requests it makes itself
-    ///     must use endpoints with `requiresAuthentication == false`, which are never held.
-    public convenience init(
-        token: String?,
-        headerField: String = "Authorization",
-        scheme: String? = "Bearer",
-        refreshLimit: RefreshLimit = .default,
-        refresh: @escaping @Sendable (_ expiredToken: String?) async throws -> String
-    ) {
-        self.init(token: token, headerField: headerField, scheme: scheme, refreshLimit: refreshLimit) { expired in
-            Promise { try await refresh(expired) }
-        }
-    }
-
-    /// Creates a token authenticator that knows when its tokens expire and renews one ahead
-    /// (see ``init(credential:headerField:scheme:refreshLimit:refreshMargin:now:refresh:)-(_,_,_,_,_,_,(String?)->Promise<TokenCredential>)``),
-    /// with an `async` refresh run in a `Task` as
-    /// ``init(token:headerField:scheme:refreshLimit:refresh:)-(_,_,_,_,(String?)->String)`` describes.
-    ///
-    /// ```swift
-    /// let auth = TokenAuthenticator(credential: saved) { _ in
-    ///     let renewed = try await client.send(Auth.refresh(refreshToken: keychain.refreshToken))
-    ///     return TokenCredential(token: renewed.accessToken, expiresAt: Date().addingTimeInterval(renewed.expiresIn))
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - credential: The current token and its expiry, or `nil` when there is none yet.
-    ///   - headerField: The header that carries the token. Default: `Authorization`.
-    ///   - scheme: Written before the token. Default: `Bearer`; `nil` sends the bare token.
-    ///   - refreshLimit: The refresh loop guard. Default: three refreshes per minute.
-    ///   - refreshMargin: How long before the expiry the token is renewed, in seconds. Default: 60.
-    ///   - now: The clock expiries are compared with. Default: `Date()`; tests pass their own.
-    ///   - refresh: Obtains a new token and its expiry, given the one being replaced.
-    public convenience init(
-        credential: TokenCredential?,
-        headerField: String = "Authorization",
-        scheme: String? = "Bearer",
-        refreshLimit: RefreshLimit = .default,
-        refreshMargin: TimeInterval = 60,
-        now: @escaping @Sendable () -> Date = { Date() },
-        refresh: @escaping @Sendable (_ expiredToken: String?) async throws -> TokenCredential
-    ) {
-        self.init(
-            credential: credential, headerField: headerField, scheme: scheme, refreshLimit: refreshLimit,
-            refreshMargin: refreshMargin, now: now
-        ) { expired in
-            Promise { try await refresh(expired) }
-        }
-    }
-
     /// Creates a token authenticator that also knows when its tokens expire, and renews one
     /// *before* it expires (Alamofire's `AuthenticationCredential.requiresRefresh`): a request
     /// that leaves the client within `refreshMargin` of the expiry first waits for a refresh,
@@ -433,37 +363,5 @@ extension TokenAuthenticator: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: ["headerField": headerField, "scheme": scheme as Any, "token": Redaction.placeholder],
                displayStyle: .class)
-    }
-}
-
-/// A token and, when known, the moment it expires; see
-/// ``TokenAuthenticator/init(credential:headerField:scheme:refreshLimit:refreshMargin:now:refresh:)-(_,_,_,_,_,_,(String?)->Promise<TokenCredential>)``.
-public struct TokenCredential: Sendable, Equatable {
-    /// The token sent in the authenticator's header.
-    public var token: String
-    /// When the token expires; `nil` when not known (it is then renewed only after a 401).
-    public var expiresAt: Date?
-
-    /// - Parameters:
-    ///   - token: The token.
-    ///   - expiresAt: When it expires; default `nil`, not known.
-    public init(token: String, expiresAt: Date? = nil) {
-        self.token = token
-        self.expiresAt = expiresAt
-    }
-}
-
-extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// A description that never shows the token: `TokenCredential(<redacted>, expiresAt: …)`.
-    public var description: String {
-        "TokenCredential(\(Redaction.placeholder), expiresAt: \(expiresAt.map { "\($0)" } ?? "unknown"))"
-    }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
-
-    /// What `dump()` and the debugger show: the expiry, never the token.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["token": Redaction.placeholder, "expiresAt": expiresAt as Any], displayStyle: .struct)
     }
 }
