@@ -50,6 +50,11 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
             transport: URLSessionTransport(taskObserver: observer))
     }
 
+    /// The task number of a log entry (`"created 3"` → 3).
+    private func taskNumber(_ event: String?) -> Int? {
+        event?.split(separator: " ").last.flatMap { Int($0) }
+    }
+
     /// The log without `metrics` entries, which FoundationNetworking does not report.
     private func lifecycle(_ recorder: Recorder) -> [String] {
         recorder.log.filter { !$0.hasPrefix("metrics") }
@@ -62,7 +67,7 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(response.body.count, 100_000)
         let log = lifecycle(recorder)
         XCTAssertEqual(log.count, 2, "\(log)")
-        let number = try XCTUnwrap(log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        let number = try XCTUnwrap(taskNumber(log.first))
         XCTAssertEqual(log, ["created \(number)", "completed \(number)"])
         XCTAssertEqual(recorder.bytesByTask, [number: 100_000], "every chunk, once")
         XCTAssertEqual(recorder.task(number: number)?.originalRequest?.url?.path, "/bytes/100000")
@@ -81,7 +86,7 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         let created = lifecycle(recorder).filter { $0.hasPrefix("created") }
         #if canImport(FoundationNetworking)
         XCTAssertEqual(created.count, 2, "the transport sends the redirected request with its body itself: \(recorder.log)")
-        XCTAssertEqual(recorder.task(number: Int(created[1].split(separator: " ")[1]) ?? -1)?.originalRequest?.url?.path,
+        XCTAssertEqual(recorder.task(number: taskNumber(created[1]) ?? -1)?.originalRequest?.url?.path,
                        "/anything/next")
         #else
         XCTAssertEqual(created.count, 1, "URLSession follows it within the task: \(recorder.log)")
@@ -96,7 +101,7 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         XCTAssertTrue(eventually(within: 10) { !recorder.log.isEmpty }, "the task was created")
         promise.cancel()
         XCTAssertTrue(eventually(within: 10) { self.lifecycle(recorder).count == 2 }, "\(recorder.log)")
-        let number = try XCTUnwrap(recorder.log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        let number = try XCTUnwrap(taskNumber(recorder.log.first))
         XCTAssertEqual(lifecycle(recorder), ["created \(number)", "failed(\(URLError.Code.cancelled.rawValue)) \(number)"])
     }
 
@@ -109,7 +114,7 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         let endpoint = LiveEndpoint<HTTPResponse>(path: "bytes/10", method: .put, body: .file(file, contentType: "application/octet-stream"))
         XCTAssertEqual(try value(of: client.request(endpoint)).body.count, 10)
         let log = lifecycle(recorder)
-        let number = try XCTUnwrap(log.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        let number = try XCTUnwrap(taskNumber(log.first))
         XCTAssertEqual(log, ["created \(number)", "completed \(number)"])
         XCTAssertEqual(recorder.task(number: number)?.originalRequest?.httpMethod, "PUT")
         XCTAssertEqual(recorder.bytesByTask, [number: 10])
@@ -132,12 +137,12 @@ final class TaskObserverIntegrationTests: IntegrationTestCase {
         let results = try value(of: when(fulfilled: promises.withLock { $0 }), within: 60)
         XCTAssertEqual(results.count, threads * perThread)
         let log = lifecycle(recorder)
-        let created = log.filter { $0.hasPrefix("created") }.map { $0.split(separator: " ")[1] }
-        let completed = log.filter { $0.hasPrefix("completed") }.map { $0.split(separator: " ")[1] }
+        let created = log.filter { $0.hasPrefix("created") }.compactMap(taskNumber)
+        let completed = log.filter { $0.hasPrefix("completed") }.compactMap(taskNumber)
         XCTAssertEqual(created.count, threads * perThread)
         XCTAssertEqual(Set(created).count, created.count, "each task created once")
         XCTAssertEqual(completed.sorted(), created.sorted(), "each task ends once, and only tasks heard created end")
-        for number in created.compactMap({ Int($0) }) {
+        for number in created {
             let path = recorder.task(number: number)?.originalRequest?.url?.lastPathComponent
             XCTAssertEqual(recorder.bytesByTask[number], path.flatMap { Int($0) }, "task \(number)'s bytes")
         }
