@@ -222,7 +222,7 @@ public protocol Endpoint: Sendable {
     /// idle period. For ``NetworkClient/stream(_:)`` it is also the limit between the body's
     /// pieces, before this endpoint's ``timeout``, the client's idle timeout and the client's
     /// timeout, in that order (so a client-wide idle timeout does not cut short an event stream
-    /// whose endpoint allows more). `nil` or `.infinity` sets none; zero, a negative number or NaN
+    /// whose endpoint allows more). `nil` uses the client's, `.infinity` sets none; zero, a negative number or NaN
     /// fails the request with ``NetworkError/invalidRequest(reason:)``.
     var idleTimeout: TimeInterval? { get }
     /// Request retriers for this endpoint alone, asked *before* the client's

@@ -61,13 +61,17 @@ public enum NetworkError: Error, Sendable {
     case timedOut
     /// The request was cancelled before it completed.
     case cancelled
-    /// The server rejected the credential and the authenticator could not obtain a new one, or a
-    /// ``URLSessionTransport/ChallengeHandler`` refused an authentication challenge.
+    /// The server rejected the credential and the authenticator could not obtain a new one, a
+    /// ``URLSessionTransport/ChallengeHandler`` refused an authentication challenge, or a
+    /// ``RequestAdapter`` failed with an error that is not a ``NetworkError``.
     ///
     /// - Parameter underlying: the error the refresh failed with; for a refused challenge
     ///   `URLError(.userCancelledAuthentication)` (or `.serverCertificateUntrusted` for a server's certificate).
     case authenticationFailed(underlying: any Error)
-    /// The request could not be built, e.g. a body that cannot be encoded or a path that makes no URL.
+    /// The request could not be built, e.g. a body that cannot be encoded or a path that makes no
+    /// URL; also a redirect a security rule refused (`https` to `http`, or to a scheme other than
+    /// `http` and `https`), and a response larger than
+    /// ``NetworkClient/Configuration/maximumResponseSize``.
     ///
     /// - Parameter reason: what was wrong, in words.
     case invalidRequest(reason: String)

@@ -18,7 +18,7 @@ import FoundationNetworking
 ///
 /// var search = Request<[Article]>.get("articles", query: [URLQueryItem(name: "q", value: "swift")])
 /// search.timeout = 5
-/// search.retryPolicy = RetryPolicy()
+/// search.retryPolicy = .default
 /// ```
 ///
 /// `Request(_:)` also wraps an endpoint of any type with the same `Response`, so endpoints of

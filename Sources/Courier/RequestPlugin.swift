@@ -19,8 +19,9 @@ import FoundationNetworking
 /// }
 /// ```
 public protocol RequestPlugin: Sendable {
-    /// Returns the request to send in place of `request`; called just before sending, after the
-    /// authenticator applied its credential.
+    /// Returns the request to send in place of `request`; called before sending, after the
+    /// authenticator applied its credential and before the request adapters run (see
+    /// ``RequestAdapter``).
     ///
     /// - Parameters:
     ///   - request: the request as built so far.
@@ -35,7 +36,8 @@ public protocol RequestPlugin: Sendable {
     /// Called when an attempt of `request` ended, with its response or the error it failed with.
     ///
     /// - Parameters:
-    ///   - result: the response (any status), or the error.
+    ///   - result: the response (a status the endpoint accepts), or the error; any other status
+    ///     arrives as its ``NetworkError`` (``NetworkError/clientError(statusCode:metadata:response:)`` …).
     ///   - request: the request as sent.
     func didReceive(_ result: Result<HTTPResponse, NetworkError>, for request: URLRequest)
 

@@ -18,8 +18,8 @@ import Foundation
 /// - Leaving the loop early (`break`, `return`, a thrown error), cancelling the reading task or
 ///   calling ``cancel()`` cancels the transfer; so does letting go of the response before the
 ///   end. The body cannot be read again after that.
-/// - An error while the body arrives (the connection dropped, no data for the request's
-///   timeout) is thrown from the loop as a ``NetworkError``.
+/// - An error while the body arrives (the connection dropped, no piece within the stream's idle
+///   limit: see ``Endpoint/idleTimeout``) is thrown from the loop as a ``NetworkError``.
 /// - Pieces the caller has not read yet are held in memory up to
 ///   ``NetworkClient/Configuration/maximumResponseSize`` bytes (one piece is always taken,
 ///   whatever its size); a reader that falls further behind gets the pieces it has not read,

@@ -17,10 +17,13 @@ extension TokenAuthenticator {
     /// }
     /// ```
     ///
-    /// The closure runs in a new `Task`, which is cancelled when every request waiting for the
-    /// refresh has given up (cancelled or timed out); what it throws fails those requests with
-    /// ``NetworkError/authenticationFailed(underlying:)``, as a rejected refresh promise does.
-    /// Everything else is as with the promise-returning form.
+    /// The closure runs in a new `Task`. The authenticator shares it among the clients that
+    /// wait for it, and cancels it once every one of them has given up: each waits at most its
+    /// ``NetworkClient/Configuration/timeout``, after which its waiting requests fail with
+    /// ``NetworkError/authenticationFailed(underlying:)`` (`PromiseError.timedOut`). Cancelling
+    /// requests does not stop it. What it throws fails the requests that were rejected with `401`
+    /// with ``NetworkError/authenticationFailed(underlying:)``, as a rejected refresh promise
+    /// does. Everything else is as with the promise-returning form.
     ///
     /// - Parameters:
     ///   - token: The current token, or `nil` when there is none yet.

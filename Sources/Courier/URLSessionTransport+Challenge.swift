@@ -30,7 +30,8 @@ extension URLSessionTransport {
         case performDefaultHandling
         /// Refuse: the request fails with ``NetworkError/authenticationFailed(underlying:)``
         /// whose underlying error is `URLError(.serverCertificateUntrusted)` for a server's
-        /// certificate and `URLError(.userCancelledAuthentication)` otherwise. It is not retried.
+        /// certificate and `URLError(.userCancelledAuthentication)` otherwise. No ``RetryPolicy``
+        /// retries it; request retriers (``RequestRetrier``) are still asked.
         case cancel
     }
 
