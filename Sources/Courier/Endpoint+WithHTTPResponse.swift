@@ -81,4 +81,6 @@ public struct WithHTTPResponse<Base: Endpoint>: Endpoint {
     public var sharesIdenticalRequests: Bool? { base.sharesIdenticalRequests }
     /// The base endpoint's request modifier.
     public var requestModifier: (@Sendable (inout URLRequest) -> Void)? { base.requestModifier }
+    /// The base endpoint's redirect policy.
+    public var redirectPolicy: URLSessionTransport.RedirectPolicy? { base.redirectPolicy }
 }

@@ -281,6 +281,28 @@ public protocol Endpoint: Sendable {
     /// ``NetworkError/invalidRequest(reason:)``. Unlike Get's `configure`, it cannot fail a request
     /// itself; a ``RequestAdapter`` can.
     var requestModifier: (@Sendable (inout URLRequest) -> Void)? { get }
+    /// Which redirects this endpoint's requests follow, over the transport's own policy
+    /// (``URLSessionTransport/init(configuration:redirects:taskObserver:)``); default `nil`, the
+    /// transport's (Alamofire's per-request `redirect(using:)`).
+    ///
+    /// An OAuth authorize call that must read the `Location` of its `302` instead of following it:
+    ///
+    /// ```swift
+    /// struct Authorize: Endpoint {
+    ///     typealias Response = HTTPResponse
+    ///     var path: String { "oauth/authorize" }
+    ///     var redirectPolicy: URLSessionTransport.RedirectPolicy? { .never }
+    ///     var acceptedStatusCodes: StatusCodeSet { [302] }   // the 302 is the answer, not an error
+    /// }
+    /// ```
+    ///
+    /// A redirect that is not followed is delivered as the `3xx` response (see
+    /// ``URLSessionTransport/RedirectPolicy``). The security rules hold whatever the policy: a
+    /// redirect to another origin loses its credentials, and one from `https` to `http` is
+    /// refused. The client hands the policy to the transport in
+    /// ``TransportContext/redirectPolicy``; a transport of your own that follows redirects
+    /// should honour it. Stubs answer without redirects, so it changes nothing there.
+    var redirectPolicy: URLSessionTransport.RedirectPolicy? { get }
 }
 
 extension Endpoint {
@@ -322,4 +344,6 @@ extension Endpoint {
     public var sharesIdenticalRequests: Bool? { nil }
     /// Default: `nil`, the request as built.
     public var requestModifier: (@Sendable (inout URLRequest) -> Void)? { nil }
+    /// Default: `nil`, the transport's policy.
+    public var redirectPolicy: URLSessionTransport.RedirectPolicy? { nil }
 }

@@ -43,6 +43,11 @@ public struct TransportContext: Sendable {
     /// reads the same file (opened afresh for each attempt), so a transport may use either;
     /// ``URLSessionTransport`` sends the file itself.
     public internal(set) var uploadFile: URL?
+    /// Which redirects this request follows, when its endpoint chose
+    /// (``Endpoint/redirectPolicy``); `nil` leaves it to the transport. ``URLSessionTransport``
+    /// uses it over its own policy; a transport that follows redirects itself should too, and
+    /// one that follows none may ignore it.
+    public internal(set) var redirectPolicy: URLSessionTransport.RedirectPolicy?
     /// Where to stream the body as it arrives, for a ``NetworkClient/stream(_:)`` request;
     /// `nil` otherwise. A transport that can stream asks
     /// ``ResponseBodyStream/shouldStream(_:)`` when the head arrives (see

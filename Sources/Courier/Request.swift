@@ -110,6 +110,15 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
     /// export.requestModifier = { $0.allowsCellularAccess = false }
     /// ```
     public var requestModifier: (@Sendable (inout URLRequest) -> Void)?
+    /// Which redirects this request follows; default `nil`, the transport's (see
+    /// ``Endpoint/redirectPolicy``).
+    ///
+    /// ```swift
+    /// var authorize = Request<HTTPResponse>.get("oauth/authorize", query: query)
+    /// authorize.redirectPolicy = .never
+    /// authorize.acceptedStatusCodes = [302]
+    /// ```
+    public var redirectPolicy: URLSessionTransport.RedirectPolicy?
     /// ``decoder`` and ``encoder`` as stored (see ``SharedCoder``).
     private var sharedDecoder: SharedCoder<JSONDecoder>?
     private var sharedEncoder: SharedCoder<JSONEncoder>?
@@ -170,6 +179,7 @@ public struct Request<Response: Decodable & Sendable>: Endpoint {
         requestRetriers = endpoint.requestRetriers
         sharesIdenticalRequests = endpoint.sharesIdenticalRequests
         requestModifier = endpoint.requestModifier
+        redirectPolicy = endpoint.redirectPolicy
     }
 
     /// A request for exactly `url`, such as a next-page link from a response: its path and

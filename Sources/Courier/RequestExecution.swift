@@ -127,6 +127,7 @@ final class RequestExecution<Response: Sendable>: GatedRequest, AuthenticationWa
             method: endpoint.method, endpointPath: endpoint.path, sampleData: endpoint.sampleData,
             scheduler: core.configuration.scheduler, maximumResponseSize: core.configuration.maximumResponseSize,
             writesBodyToFile: writesBodyToFile, uploadFile: uploadFile)
+        context.redirectPolicy = endpoint.redirectPolicy
         // A download keeps what a dropped attempt saved only when a retry may resume it.
         context.resumesDownloads = writesBodyToFile && endpoint.acceptedStatusCodes.contains(206)
             && ((retryPolicy?.maximumRetryCount ?? 0) > 0 || resuming != nil || !core.configuration.requestRetriers.isEmpty

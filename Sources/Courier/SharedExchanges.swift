@@ -75,6 +75,8 @@ struct ExchangeKey: Hashable, Sendable {
     /// Which networks the request may use, and how (a ``Endpoint/requestModifier`` or a plugin
     /// may set them): a request kept off cellular must not share an exchange that uses it.
     let networkAccess: NetworkAccess
+    /// A request that reads its `3xx` must not share the exchange of one that follows it.
+    let redirectPolicy: URLSessionTransport.RedirectPolicy?
     let maximumResponseSize: Int
     /// A stub picks its route by the endpoint's path, and answers with the endpoint's sample when
     /// given no body of its own.
@@ -96,6 +98,7 @@ struct ExchangeKey: Hashable, Sendable {
         timeout = request.timeoutInterval
         handlesCookies = request.httpShouldHandleCookies
         networkAccess = NetworkAccess(request)
+        redirectPolicy = context.redirectPolicy
         maximumResponseSize = context.maximumResponseSize
         endpointPath = context.endpointPath
         sampleData = context.sampleData

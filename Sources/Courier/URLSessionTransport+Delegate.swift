@@ -10,6 +10,9 @@ import FoundationNetworking
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     struct Entry: Sendable {
         let originalURL: URL?
+        /// The request's own redirect policy (``TransportContext/redirectPolicy``), over the
+        /// transport's `redirects`; kept by the transport's own 307/308 resend.
+        var redirectPolicy: URLSessionTransport.RedirectPolicy?
         let maximumSize: Int
         let completion: @Sendable (Result<HTTPResponse, any Error>) -> Void
         var statusCode: Int?
@@ -101,6 +104,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         uploadFile: URL? = nil, memoryHeld: Int64 = 0, handle: TaskHandle? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, stream: ResponseBodyStream? = nil,
         resumable: Bool = false, resuming partial: PartialDownload? = nil, cookieHeader: CallerCookie? = nil,
+        redirectPolicy: URLSessionTransport.RedirectPolicy? = nil,
         completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
     ) {
         var entry = Entry(
@@ -108,6 +112,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             resumable: toFile && resumable, uploadFile: uploadFile, memoryHeld: memoryHeld, handle: handle,
             progress: progress, stream: stream)
         entry.cookieHeader = cookieHeader
+        entry.redirectPolicy = redirectPolicy
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
@@ -199,7 +204,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = task.taskIdentifier
         let registered = tasks.withLock { tasks in
-            tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle, $0.cookieHeader) }
+            tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle, $0.cookieHeader, $0.redirectPolicy) }
         }
         let original = registered?.0 ?? task.originalRequest?.url
         let decision = keepingBody(
@@ -207,7 +212,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 Self.checkingAnsweredChallenge(
                     RedirectRule.decide(
                         from: original, hop: response.url, to: request,
-                        location: response.value(forHTTPHeaderField: "Location"), policy: redirects),
+                        location: response.value(forHTTPHeaderField: "Location"), policy: registered?.4 ?? redirects),
                     answeredWithCredential: registered?.1 == true),
                 after: response, caller: registered?.3, identifier: identifier),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)

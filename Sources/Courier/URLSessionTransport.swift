@@ -233,7 +233,7 @@ public final class URLSessionTransport: HTTPTransport {
             toFile: context.writesBodyToFile, uploadFile: context.uploadFile, memoryHeld: memoryHeld, handle: handle,
             progress: context.progress, stream: context.bodyStream,
             resumable: context.resumesDownloads, resuming: context.partialDownload, cookieHeader: cookieHeader,
-            completion: completion)
+            redirectPolicy: context.redirectPolicy, completion: completion)
         delegate.observer?.taskCreated(task)
         task.resume()
         return handle

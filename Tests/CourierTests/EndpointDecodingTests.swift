@@ -27,6 +27,7 @@ final class EndpointDecodingTests: XCTestCase {
         var timeout: TimeInterval? { 12 }
         var idleTimeout: TimeInterval? { 4 }
         var sharesIdenticalRequests: Bool? { false }
+        var redirectPolicy: URLSessionTransport.RedirectPolicy? { .sameOrigin }
         var retryPolicy: RetryPolicy? { RetryPolicy(maximumRetryCount: 5, delayBeforeRetry: .seconds(1)) }
         var requiresAuthentication: Bool { false }
         var sampleData: Data { Data("sample".utf8) }
@@ -69,6 +70,9 @@ final class EndpointDecodingTests: XCTestCase {
         XCTAssertEqual(typed.idleTimeout, 4)
         XCTAssertEqual(typed.sharesIdenticalRequests, false)
         XCTAssertEqual(Shop.wrapped(1).withHTTPResponse().sharesIdenticalRequests, false)
+        XCTAssertEqual(typed.redirectPolicy, .sameOrigin)
+        XCTAssertEqual(Shop.wrapped(1).withHTTPResponse().redirectPolicy, .sameOrigin)
+        XCTAssertEqual(Request(Shop.user(1)).redirectPolicy, .sameOrigin)
         XCTAssertEqual(typed.retryPolicy?.maximumRetryCount, 5)
         XCTAssertFalse(typed.requiresAuthentication)
         XCTAssertEqual(typed.sampleData, Data("sample".utf8))

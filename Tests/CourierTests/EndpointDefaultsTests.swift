@@ -52,4 +52,5 @@ func assertDocumentedDefaults(_ endpoint: some Endpoint, file: StaticString = #f
     XCTAssertEqual(endpoint.sampleData, Data(), file: file, line: line)
     XCTAssertEqual(endpoint.acceptedStatusCodes, .successful, file: file, line: line)
     XCTAssertNil(endpoint.requestModifier, file: file, line: line)
+    XCTAssertNil(endpoint.redirectPolicy, file: file, line: line)
 }
