@@ -54,15 +54,17 @@ public final class ScheduledWork: Sendable {
 ///
 /// ```swift
 /// var configuration = NetworkClient.Configuration(baseURL: url)
-/// configuration.scheduler = DispatchScheduler(queue: .global(qos: .utility))
+/// configuration.scheduler = DispatchScheduler(queue: DispatchQueue(label: "api.deadlines", qos: .utility))
 /// ```
 public struct DispatchScheduler: RequestScheduler {
     private let timers: TimerHeap
 
     /// Creates a scheduler with its own timer.
     ///
-    /// - Parameter queue: Where scheduled work runs. Default: the global concurrent queue.
-    public init(queue: DispatchQueue = .global()) {
+    /// - Parameter queue: Where scheduled work runs, in due order. Default: a serial queue of the
+    ///   scheduler's own, which (unlike a global queue) gets a thread even while every thread of
+    ///   the global pool is blocked, so request deadlines still fire then.
+    public init(queue: DispatchQueue = DispatchQueue(label: "Courier.DispatchScheduler")) {
         timers = TimerHeap(queue: queue)
     }
 

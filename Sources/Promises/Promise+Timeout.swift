@@ -55,11 +55,12 @@ public func after(_ interval: DispatchTimeInterval) -> Promise<Void> {
     fulfilled(after: PromiseTimers.nanoseconds(interval))
 }
 
-/// The timers of `timeout` and `after`: one heap for the process. Each timer that fires is
-/// handed to a global queue on its own, so a slow `onCancel` hook of one timed-out chain does not
-/// hold up the others.
+/// The timers of `timeout` and `after`: one heap for the process, on a serial queue of its own.
+/// Each timer that fires runs on a serial queue of its own, so a slow `onCancel` hook of one
+/// timed-out chain does not hold up the others, and a time-out fires even while every thread of
+/// the global pool is blocked (in `wait()`, say).
 package enum PromiseTimers {
-    package static let heap = TimerHeap(queue: .global(), separately: true)
+    package static let heap = TimerHeap(queue: DispatchQueue(label: "Promises.PromiseTimers"), separately: true)
 
     /// Runs `work` on a global queue after `nanoseconds`: at once (asynchronously, no timer) for
     /// 0, otherwise on ``heap``. Returns the heap entry's id, for ``TimerHeap/remove(_:)``, or

@@ -37,16 +37,23 @@ package final class TimerHeap: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     /// Where due work runs.
     package let queue: DispatchQueue
-    /// Whether each piece of due work is handed to ``queue`` on its own (`async`), rather than
-    /// run in turn on the timer's handler.
+    /// Whether each piece of due work runs on a serial queue of its own, rather than in turn on
+    /// the timer's handler.
     private let runsSeparately: Bool
 
-    /// Creates a heap whose work runs on `queue`.
+    /// Creates a heap whose timer runs on `queue`.
     ///
-    /// - Parameter separately: `true` to hand each piece of due work to `queue` on its own, so
-    ///   that work which runs other people's code (a promise's `onCancel` hooks) cannot hold up,
-    ///   or wait for, the work due after it. `false` (the default) runs due work in due order on
-    ///   the timer's handler.
+    /// Give it a serial queue of its own (not a global queue): a serial queue targets an
+    /// overcommitting root queue, which gets a thread even when every thread of the global pool
+    /// is blocked, so the timer still fires then (a blocking `wait()` on pool threads would
+    /// otherwise hold up the very time-out that bounds it).
+    ///
+    /// - Parameters:
+    ///   - queue: Where the timer's handler runs, and with `separately == false` the due work.
+    ///   - separately: `true` to run each piece of due work on a new serial queue of its own, so
+    ///     that work which runs other people's code (a promise's `onCancel` hooks) cannot hold
+    ///     up, or wait for, the work due after it, and still gets a thread when the global pool
+    ///     is blocked. `false` (the default) runs due work in due order on the timer's handler.
     package init(queue: DispatchQueue, separately: Bool = false) {
         self.queue = queue
         runsSeparately = separately
@@ -127,7 +134,7 @@ package final class TimerHeap: @unchecked Sendable {
             return (works, state.keepAlive)
         }
         if runsSeparately {
-            for work in due { queue.async(execute: work) }
+            for work in due { DispatchQueue(label: "Promises.TimerHeap.work").async(execute: work) }
         } else {
             for work in due { work() }
         }

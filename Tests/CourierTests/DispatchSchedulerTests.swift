@@ -16,6 +16,27 @@ final class DispatchSchedulerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(elapsed.withLock { $0 }, 49_000_000)
     }
 
+    /// The default scheduler's timer has a serial queue of its own: a request's deadline fires
+    /// on time even while every thread of the global pool is blocked (on Linux the pool grows by
+    /// about one thread a second, so on the global queue this took 15 s and more).
+    func test_givenABlockedGlobalPool_whenARequestsDeadlinePasses_thenItTimesOutOnTime() {
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<64 { DispatchQueue.global().async { release.wait() } }
+        defer { for _ in 0..<64 { release.signal() } }
+        let client = NetworkClient.stubbing().body(json: "{}").delay(30).makeClient()
+        let ended = expectation(description: "the request ended")
+        let outcome = SharedValue("pending")
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = client.request(StubJSONEndpoint(path: "slow", timeout: 0.2)) { result in
+            outcome.withLock { $0 = outcomeName(result.mapError { $0 as any Error }) }
+            ended.fulfill()
+        }
+        wait(for: [ended], timeout: 10)
+        XCTAssertEqual(outcome.withLock { $0 }, "timedOut")
+        XCTAssertLessThan(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, 3,
+                          "the deadline waited for the global pool")
+    }
+
     func test_givenZeroDelay_whenScheduled_thenRunsLaterNotInsideTheCall() {
         let queue = DispatchQueue(label: "scheduler")
         let scheduler = DispatchScheduler(queue: queue)
