@@ -147,6 +147,19 @@ public func when<T>(resolved promises: [Promise<T>]) -> Promise<[Result<T, any E
     return result
 }
 
+/// ``when(resolved:)-([Promise<T>])`` over promises written out one by one, as PromiseKit's
+/// variadic form takes them.
+///
+/// ```swift
+/// when(resolved: upload, thumbnail).done { results in print(results.count) }   // 2
+/// ```
+///
+/// - Parameter promises: The promises to wait for.
+/// - Returns: Each promise's result, in the order given; it never rejects unless cancelled.
+public func when<T>(resolved promises: Promise<T>...) -> Promise<[Result<T, any Error>]> {
+    when(resolved: promises)
+}
+
 /// The first of `promises` to settle decides the result; the others are then cancelled.
 /// An empty array rejects with ``PromiseError/emptyRace``.
 ///

@@ -121,6 +121,17 @@ final class CombinatorTests: XCTestCase {
         XCTAssertEqual(value(of: when(resolved: [Promise<Int>]()))?.count, 0)
     }
 
+    func test_givenWhenResolvedWithPromisesWrittenOut_thenItIsTheArrayForm() {
+        let results = value(of: when(resolved: Promise<Int>(error: TestError(3)), .value(4)))
+        XCTAssertEqual(results?.count, 2)
+        XCTAssertThrowsError(try results?[0].get()) { XCTAssertEqual($0 as? TestError, TestError(3)) }
+        XCTAssertEqual(try results?[1].get(), 4)
+        let input = cancellableProducer(Int.self)
+        let single = when(resolved: input.promise)
+        single.cancel()
+        XCTAssertEqual(input.cancelHookRuns.value, 1, "cancelling it cancels the inputs, as the array form does")
+    }
+
     func test_givenWhenResolved_whenCancelled_thenTheInputsAreCancelled() {
         let input = cancellableProducer(Int.self)
         let all = when(resolved: [input.promise])
