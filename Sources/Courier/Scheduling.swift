@@ -58,14 +58,25 @@ public final class ScheduledWork: Sendable {
 /// ```
 public struct DispatchScheduler: RequestScheduler {
     private let timers: TimerHeap
+    /// Where work due at once (a delay of zero) runs.
+    private let immediate: DispatchQueue
 
-    /// Creates a scheduler with its own timer.
+    /// Creates a scheduler with its own timer, on a serial queue of its own: timed work (request
+    /// deadlines, retry delays) runs there in due order, and gets a thread even while every
+    /// thread of the global pool is blocked, so deadlines still fire then. Work due at once runs
+    /// on the global queue.
+    public init() {
+        timers = TimerHeap(queue: DispatchQueue(label: "Courier.DispatchScheduler"))
+        immediate = .global()
+    }
+
+    /// Creates a scheduler with its own timer, whose work runs on `queue`.
     ///
-    /// - Parameter queue: Where scheduled work runs, in due order. Default: a serial queue of the
-    ///   scheduler's own, which (unlike a global queue) gets a thread even while every thread of
-    ///   the global pool is blocked, so request deadlines still fire then.
-    public init(queue: DispatchQueue = DispatchQueue(label: "Courier.DispatchScheduler")) {
+    /// - Parameter queue: Where scheduled work runs: timed work in due order, work due at once
+    ///   as it comes. A global queue waits for a free thread of the pool like any other work.
+    public init(queue: DispatchQueue) {
         timers = TimerHeap(queue: queue)
+        immediate = queue
     }
 
     /// Runs `work` on the scheduler's queue after `delay` seconds, unless cancelled first.
@@ -77,7 +88,7 @@ public struct DispatchScheduler: RequestScheduler {
             // Zero, negative and NaN: as soon as possible, straight onto the queue (a timer would
             // add its leeway for nothing).
             let slot = ImmediateWork(work)
-            timers.queue.async { slot.take()?() }
+            immediate.async { slot.take()?() }
             return ScheduledWork { _ = slot.take() }
         }
         let id = timers.add(after: UInt64(delay * 1e9), work)

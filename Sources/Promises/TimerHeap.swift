@@ -35,8 +35,6 @@ package final class TimerHeap: @unchecked Sendable {
 
     private let state = Locked(State())
     private let timer: any DispatchSourceTimer
-    /// Where due work runs.
-    package let queue: DispatchQueue
     /// Whether each piece of due work runs on a serial queue of its own, rather than in turn on
     /// the timer's handler.
     private let runsSeparately: Bool
@@ -55,7 +53,6 @@ package final class TimerHeap: @unchecked Sendable {
     ///     up, or wait for, the work due after it, and still gets a thread when the global pool
     ///     is blocked. `false` (the default) runs due work in due order on the timer's handler.
     package init(queue: DispatchQueue, separately: Bool = false) {
-        self.queue = queue
         runsSeparately = separately
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.fire() }
