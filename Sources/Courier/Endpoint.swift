@@ -281,9 +281,13 @@ public protocol Endpoint: Sendable {
     /// ``NetworkError/invalidRequest(reason:)``. Unlike Get's `configure`, it cannot fail a request
     /// itself; a ``RequestAdapter`` can.
     var requestModifier: (@Sendable (inout URLRequest) -> Void)? { get }
-    /// Which redirects this endpoint's requests follow, over the transport's own policy
-    /// (``URLSessionTransport/init(configuration:redirects:taskObserver:)``); default `nil`, the
-    /// transport's (Alamofire's per-request `redirect(using:)`).
+    /// Which redirects this endpoint's requests follow, when that is stricter than the
+    /// transport's own policy (``URLSessionTransport/init(configuration:redirects:taskObserver:)``);
+    /// default `nil`, the transport's (Alamofire's per-request `redirect(using:)`).
+    ///
+    /// It can only tighten the transport's policy, never loosen it: `.never` wins over
+    /// `.sameOrigin`, which wins over `.follow`. A transport built with `.sameOrigin` so that the
+    /// app talks to one server and nowhere else stays that way whatever an endpoint says.
     ///
     /// An OAuth authorize call that must read the `Location` of its `302` instead of following it:
     ///

@@ -45,8 +45,8 @@ public struct TransportContext: Sendable {
     public internal(set) var uploadFile: URL?
     /// Which redirects this request follows, when its endpoint chose
     /// (``Endpoint/redirectPolicy``); `nil` leaves it to the transport. ``URLSessionTransport``
-    /// uses it over its own policy; a transport that follows redirects itself should too, and
-    /// one that follows none may ignore it.
+    /// applies the stricter of it and its own policy; a transport that follows redirects itself
+    /// should too, and one that follows none may ignore it.
     public internal(set) var redirectPolicy: URLSessionTransport.RedirectPolicy?
     /// Where to stream the body as it arrives, for a ``NetworkClient/stream(_:)`` request;
     /// `nil` otherwise. A transport that can stream asks

@@ -15,7 +15,7 @@ extension NetworkError {
     ///
     /// It is `true` for an ``authenticationFailed(underlying:)`` whose underlying error is:
     /// - the server's refusal of the refresh: a ``clientError(statusCode:metadata:response:)``
-    ///   other than `408` and `429` (an OAuth `invalid_grant` is a `400`);
+    ///   with `400` (OAuth's `invalid_grant` and `invalid_client`), `401` or `403`;
     /// - an ``AuthenticationError``: the refresh loop guard stopped refreshing, or the refresh
     ///   gave a token that cannot be sent;
     /// - a refused authentication challenge: `URLError(.userCancelledAuthentication)` or
@@ -24,7 +24,9 @@ extension NetworkError {
     /// It is `false` for every other case, and for an authentication failure whose refresh timed
     /// out (`PromiseError.timedOut`, ``timedOut``), could not reach the server (``transport(underlying:)``,
     /// a `URLError`), met a server error (`5xx`, `408`, `429`), was cancelled, or whose answer did
-    /// not decode. An error your own refresh closure throws (say, no refresh token is stored) is
+    /// not decode, and for any other `4xx` (a `404` or `405` from a refresh endpoint that moved
+    /// or is being deployed says nothing about the user's credential). An error your own refresh
+    /// closure throws (say, no refresh token is stored) is
     /// none of these and gives `false`: look for it in ``underlyingError``. A request replayed
     /// with a new credential and rejected again ends with the server's `401` as a
     /// ``clientError(statusCode:metadata:response:)``, not here.
@@ -46,7 +48,7 @@ extension NetworkError {
         if let network = error as? NetworkError {
             switch network {
             case .clientError(let statusCode, _, _):
-                return statusCode != 408 && statusCode != 429
+                return statusCode == 400 || statusCode == 401 || statusCode == 403
             case .authenticationFailed:
                 // A refresh made through a client with an authenticator of its own.
                 return network.isCredentialRejected

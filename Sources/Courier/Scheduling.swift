@@ -58,16 +58,18 @@ public final class ScheduledWork: Sendable {
 /// ```
 public struct DispatchScheduler: RequestScheduler {
     private let timers: TimerHeap
-    /// Where work due at once (a delay of zero) runs.
-    private let immediate: DispatchQueue
+    /// Where work due at once (a delay of zero) runs; `nil`: the global queue, or a serial lane
+    /// when the pool is blocked (`PoolFallback`).
+    private let immediate: DispatchQueue?
 
     /// Creates a scheduler with its own timer, on a serial queue of its own: timed work (request
     /// deadlines, retry delays) runs there in due order, and gets a thread even while every
     /// thread of the global pool is blocked, so deadlines still fire then. Work due at once runs
-    /// on the global queue.
+    /// on the global queue, or on a serial queue of the library's when no thread of the pool
+    /// takes it within 20 ms.
     public init() {
         timers = TimerHeap(queue: DispatchQueue(label: "Courier.DispatchScheduler"))
-        immediate = .global()
+        immediate = nil
     }
 
     /// Creates a scheduler with its own timer, whose work runs on `queue`.
@@ -88,7 +90,11 @@ public struct DispatchScheduler: RequestScheduler {
             // Zero, negative and NaN: as soon as possible, straight onto the queue (a timer would
             // add its leeway for nothing).
             let slot = ImmediateWork(work)
-            immediate.async { slot.take()?() }
+            if let immediate {
+                immediate.async { slot.take()?() }
+            } else {
+                PoolFallback.run { slot.take()?() }
+            }
             return ScheduledWork { _ = slot.take() }
         }
         let id = timers.add(after: UInt64(delay * 1e9), work)

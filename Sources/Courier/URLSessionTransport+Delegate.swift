@@ -10,8 +10,8 @@ import FoundationNetworking
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     struct Entry: Sendable {
         let originalURL: URL?
-        /// The request's own redirect policy (``TransportContext/redirectPolicy``), over the
-        /// transport's `redirects`; kept by the transport's own 307/308 resend.
+        /// The request's own redirect policy (``TransportContext/redirectPolicy``); the stricter
+        /// of it and the transport's `redirects` applies. Kept by the transport's own 307/308 resend.
         var redirectPolicy: URLSessionTransport.RedirectPolicy?
         let maximumSize: Int
         let completion: @Sendable (Result<HTTPResponse, any Error>) -> Void
@@ -212,7 +212,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
                 Self.checkingAnsweredChallenge(
                     RedirectRule.decide(
                         from: original, hop: response.url, to: request,
-                        location: response.value(forHTTPHeaderField: "Location"), policy: registered?.4 ?? redirects),
+                        location: response.value(forHTTPHeaderField: "Location"), policy: redirects.tightened(by: registered?.4)),
                     answeredWithCredential: registered?.1 == true),
                 after: response, caller: registered?.3, identifier: identifier),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)

@@ -6,6 +6,23 @@ import FoundationNetworking
 /// What to do with a redirect: a hop within one origin keeps headers, a hop to another origin
 /// loses the sensitive ones, https to http is refused; a policy may deliver the 3xx instead of
 /// following it.
+extension URLSessionTransport.RedirectPolicy {
+    /// The stricter of this policy and `other` (`nil`: this one): `.never` over `.sameOrigin`
+    /// over `.follow`. An endpoint's policy can tighten the transport's, never loosen it.
+    func tightened(by other: URLSessionTransport.RedirectPolicy?) -> URLSessionTransport.RedirectPolicy {
+        guard let other else { return self }
+        return other.strictness > strictness ? other : self
+    }
+
+    private var strictness: Int {
+        switch self {
+        case .follow: 0
+        case .sameOrigin: 1
+        case .never: 2
+        }
+    }
+}
+
 enum RedirectRule {
     enum Decision {
         case follow(URLRequest)

@@ -56,18 +56,19 @@ public func after(_ interval: DispatchTimeInterval) -> Promise<Void> {
 }
 
 /// The timers of `timeout` and `after`: one heap for the process, on a serial queue of its own.
-/// Each timer that fires runs on a serial queue of its own, so a slow `onCancel` hook of one
-/// timed-out chain does not hold up the others, and a time-out fires even while every thread of
-/// the global pool is blocked (in `wait()`, say).
+/// Each timer that fires runs on its own through ``PoolFallback`` (the global queue, or a serial
+/// lane when the pool is blocked), so a slow `onCancel` hook of one timed-out chain does not hold
+/// up the others, and a time-out fires even while every thread of the global pool is blocked (in
+/// `wait()`, say).
 package enum PromiseTimers {
     package static let heap = TimerHeap(queue: DispatchQueue(label: "Promises.PromiseTimers"), separately: true)
 
-    /// Runs `work` on a global queue after `nanoseconds`: at once (asynchronously, no timer) for
-    /// 0, otherwise on ``heap``. Returns the heap entry's id, for ``TimerHeap/remove(_:)``, or
-    /// `nil` when there is none.
+    /// Runs `work` after `nanoseconds`, through ``PoolFallback``: at once (asynchronously, no
+    /// timer) for 0, otherwise on ``heap``. Returns the heap entry's id, for
+    /// ``TimerHeap/remove(_:)``, or `nil` when there is none.
     static func schedule(after nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> UInt64? {
         guard nanoseconds > 0 else {
-            DispatchQueue.global().async(execute: work)
+            PoolFallback.run(work)
             return nil
         }
         return heap.add(after: nanoseconds, work)
@@ -103,7 +104,7 @@ package enum PromiseTimers {
     }
 }
 
-/// A promise fulfilled after `nanoseconds` (never when `nil`), on a global queue.
+/// A promise fulfilled after `nanoseconds` (never when `nil`), through ``PromiseTimers``.
 private func fulfilled(after nanoseconds: UInt64?) -> Promise<Void> {
     let promise = Promise<Void>(upstream: nil)
     guard let nanoseconds else { return promise }

@@ -48,10 +48,11 @@ package final class TimerHeap: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - queue: Where the timer's handler runs, and with `separately == false` the due work.
-    ///   - separately: `true` to run each piece of due work on a new serial queue of its own, so
-    ///     that work which runs other people's code (a promise's `onCancel` hooks) cannot hold
-    ///     up, or wait for, the work due after it, and still gets a thread when the global pool
-    ///     is blocked. `false` (the default) runs due work in due order on the timer's handler.
+    ///   - separately: `true` to run each piece of due work on its own through ``PoolFallback``
+    ///     (the global queue, or a serial lane when the pool is blocked), so that work which runs
+    ///     other people's code (a promise's `onCancel` hooks) cannot hold up, or wait for, the
+    ///     work due after it, and still runs when the global pool is blocked. `false` (the
+    ///     default) runs due work in due order on the timer's handler.
     package init(queue: DispatchQueue, separately: Bool = false) {
         runsSeparately = separately
         timer = DispatchSource.makeTimerSource(queue: queue)
@@ -108,8 +109,8 @@ package final class TimerHeap: @unchecked Sendable {
         state.withLock { $0.live.count }
     }
 
-    /// Timer handler: runs everything that is due, in due order (or hands each piece to ``queue``
-    /// when the heap runs work separately), and re-arms for the next entry.
+    /// Timer handler: runs everything that is due, in due order (or each piece on its own, through
+    /// ``PoolFallback``, when the heap runs work separately), and re-arms for the next entry.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
         let (due, released) = state.withLock { state -> ([@Sendable () -> Void], TimerHeap?) in
@@ -131,7 +132,7 @@ package final class TimerHeap: @unchecked Sendable {
             return (works, state.keepAlive)
         }
         if runsSeparately {
-            for work in due { DispatchQueue(label: "Promises.TimerHeap.work").async(execute: work) }
+            for work in due { PoolFallback.run(work) }
         } else {
             for work in due { work() }
         }

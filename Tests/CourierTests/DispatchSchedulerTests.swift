@@ -37,6 +37,19 @@ final class DispatchSchedulerTests: XCTestCase {
                           "the deadline waited for the global pool")
     }
 
+    /// Work due at once is not queued behind other such work (stub answers with no delay run
+    /// side by side): the first piece waits for the second, which must run meanwhile.
+    func test_givenTheDefaultScheduler_whenTwoPiecesAreDueAtOnce_thenTheyRunSideBySide() {
+        let scheduler = DispatchScheduler()
+        let secondRan = DispatchSemaphore(value: 0)
+        let firstSawSecond = expectation(description: "the first piece saw the second run")
+        scheduler.schedule(after: 0) {
+            if secondRan.wait(timeout: .now() + 5) == .success { firstSawSecond.fulfill() }
+        }
+        scheduler.schedule(after: 0) { secondRan.signal() }
+        wait(for: [firstSawSecond], timeout: 10)
+    }
+
     func test_givenZeroDelay_whenScheduled_thenRunsLaterNotInsideTheCall() {
         let queue = DispatchQueue(label: "scheduler")
         let scheduler = DispatchScheduler(queue: queue)

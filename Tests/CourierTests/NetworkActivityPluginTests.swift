@@ -257,12 +257,19 @@ extension NetworkActivityPluginTests {
         var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
         configuration.plugins = [NetworkActivityPlugin(queue: reports.queue) { reports.append($0) }]
         let pieces = ["Hel", "lo"].map { Data($0.utf8) }
+        // The head arrives one virtual second in, so the busy report is made before it: a head
+        // that came at once could end the attempt before the plugin's queue reported anything
+        // (it reports the state it finds, and an attempt already over is no change).
         let client = NetworkClient.stubbing()
-            .stub(.get, "chat", .streaming(pieces, every: 0.1))
+            .stub(.get, "chat", .streaming(pieces, every: 0.1, delay: 1))
             .clock(clock)
             .makeClient(configuration: configuration)
-        let streamed = try await client.stream(Chat())
-        XCTAssertTrue(reports.waitFor(count: 2), "busy, then idle once the head arrived")
+        let opening = Task { try await client.stream(Chat()) }
+        XCTAssertTrue(reports.waitFor(count: 1), "busy while the head is awaited")
+        XCTAssertTrue(clock.waitUntilPending(dueAt: 1), "the head was not scheduled")
+        clock.advance(by: 1)
+        let streamed = try await opening.value
+        XCTAssertTrue(reports.waitFor(count: 2), "idle once the head arrived")
         XCTAssertEqual(reports.flushed(), [true, false])
         var iterator = streamed.makeAsyncIterator()
         clock.advance(by: 0.1)

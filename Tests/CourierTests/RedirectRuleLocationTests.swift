@@ -82,4 +82,16 @@ final class RedirectRuleLocationTests: XCTestCase {
         XCTAssertEqual(try followed("../teams", policy: .sameOrigin)?.url?.path, "/v1/teams")
     }
     #endif
+
+    /// An endpoint's policy tightens the transport's and never loosens it.
+    func test_givenBothPolicies_whenCombined_thenTheStricterWins() {
+        let policies: [URLSessionTransport.RedirectPolicy] = [.follow, .sameOrigin, .never]
+        for (transportRank, transport) in policies.enumerated() {
+            XCTAssertEqual(transport.tightened(by: nil), transport, "no policy of the endpoint's")
+            for (endpointRank, endpoint) in policies.enumerated() {
+                XCTAssertEqual(transport.tightened(by: endpoint), policies[max(transportRank, endpointRank)],
+                               "transport \(transport), endpoint \(endpoint)")
+            }
+        }
+    }
 }

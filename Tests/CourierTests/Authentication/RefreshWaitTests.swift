@@ -39,7 +39,8 @@ final class RefreshWaitTests: XCTestCase {
         let unfinished: [any Error] = [
             PromiseError.timedOut, PromiseError.cancelled, NetworkError.timedOut, NetworkError.cancelled,
             NetworkError.transport(underlying: URLError(.notConnectedToInternet)), URLError(.timedOut),
-            URLError(.serverCertificateUntrusted), status(408), status(429), status(500), status(503),
+            URLError(.serverCertificateUntrusted), status(404), status(405), status(408), status(422), status(429),
+            status(500), status(503),
             NetworkError.decodingFailed(underlying: decoding, response: response),
             NetworkError.authenticationFailed(underlying: PromiseError.timedOut), NoRefreshTokenStored(),
         ]
