@@ -35,6 +35,7 @@ final class DispatchSchedulerTests: XCTestCase {
         XCTAssertEqual(outcome.withLock { $0 }, "timedOut")
         XCTAssertLessThan(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, 3,
                           "the deadline waited for the global pool")
+        withExtendedLifetime(client) {}
     }
 
     /// Work due at once is not queued behind other such work (stub answers with no delay run
