@@ -204,20 +204,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     ) {
         let identifier = task.taskIdentifier
         let registered = tasks.withLock { tasks in
-            tasks[identifier].map { ($0.originalURL, $0.answeredWithCredential, $0.handle, $0.cookieHeader, $0.redirectPolicy) }
+            tasks[identifier].map { entry in
+                (originalURL: entry.originalURL, answeredWithCredential: entry.answeredWithCredential,
+                 handle: entry.handle, cookieHeader: entry.cookieHeader, redirectPolicy: entry.redirectPolicy)
+            }
         }
-        let original = registered?.0 ?? task.originalRequest?.url
+        let original = registered?.originalURL ?? task.originalRequest?.url
         let decision = keepingBody(
             withCookies(
                 Self.checkingAnsweredChallenge(
                     RedirectRule.decide(
                         from: original, hop: response.url, to: request,
-                        location: response.value(forHTTPHeaderField: "Location"), policy: redirects.tightened(by: registered?.4)),
-                    answeredWithCredential: registered?.1 == true),
-                after: response, caller: registered?.3, identifier: identifier),
+                        location: response.value(forHTTPHeaderField: "Location"), policy: redirects.tightened(by: registered?.redirectPolicy)),
+                    answeredWithCredential: registered?.answeredWithCredential == true),
+                after: response, caller: registered?.cookieHeader, identifier: identifier),
             of: task.currentRequest ?? task.originalRequest, status: response.statusCode, identifier: identifier)
         // A request cancelled meanwhile gets no answer: FoundationNetworking would trap on it.
-        let answer = { (reply: () -> Void) in Self.answer(through: registered?.2, reply) }
+        let answer = { (reply: () -> Void) in Self.answer(through: registered?.handle, reply) }
         switch decision {
         case .follow(let next):
             tasks.withLock { $0[identifier]?.redirected = true }

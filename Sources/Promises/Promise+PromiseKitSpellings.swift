@@ -2,7 +2,8 @@ import Dispatch
 
 // PromiseKit's spellings that Courier's Promises name differently. Each is unavailable, so code
 // ported as it was fails to compile with a message that names the call to write instead of an
-// unrelated complaint about closures and `Equatable`. None can be called.
+// unrelated complaint about closures and `Equatable`. None can be called; each body is the call
+// it names, so there is no crash path even in theory.
 
 extension Promise {
     /// PromiseKit's `recover(E.self)`: write ``recover(only:on:policy:_:)-(E.Type,_,_,_)``.
@@ -12,13 +13,13 @@ extension Promise {
     ///   - queue: Where `body` would run.
     ///   - policy: Whether a cancellation would reach `body`.
     ///   - body: Returns a replacement promise.
-    /// - Returns: Never returns; the declaration cannot be called.
+    /// - Returns: What the call it names returns; the declaration cannot be called.
     @available(*, unavailable, renamed: "recover(only:on:policy:_:)", message: "Courier's Promises take the error type with the label only:")
     public func recover<E: Error>(
         _ type: E.Type, on queue: DispatchQueue = .promises, policy: CatchPolicy = .allErrors,
         _ body: @escaping @Sendable (E) throws -> Promise<Value>
     ) -> Promise<Value> {
-        fatalError("unavailable")
+        recover(only: type, on: queue, policy: policy, body)
     }
 
     /// PromiseKit's `recover(error)`: write ``recover(only:on:_:)``.
@@ -27,12 +28,12 @@ extension Promise {
     ///   - error: The error to recover from.
     ///   - queue: Where `body` would run.
     ///   - body: Returns a replacement promise.
-    /// - Returns: Never returns; the declaration cannot be called.
+    /// - Returns: What the call it names returns; the declaration cannot be called.
     @available(*, unavailable, renamed: "recover(only:on:_:)", message: "Courier's Promises take the error with the label only:")
     public func recover<E: Error & Equatable>(
         _ error: E, on queue: DispatchQueue = .promises, _ body: @escaping @Sendable (E) throws -> Promise<Value>
     ) -> Promise<Value> {
-        fatalError("unavailable")
+        recover(only: error, on: queue, body)
     }
 
     /// PromiseKit's `catch(E.self)`: write ``catch(only:on:policy:_:)-(E.Type,_,_,_)``.
@@ -42,14 +43,14 @@ extension Promise {
     ///   - queue: Where `body` would run.
     ///   - policy: Whether a cancellation would reach `body`.
     ///   - body: Sees the error.
-    /// - Returns: Never returns; the declaration cannot be called.
+    /// - Returns: What the call it names returns; the declaration cannot be called.
     @available(*, unavailable, renamed: "catch(only:on:policy:_:)", message: "Courier's Promises take the error type with the label only:")
     @discardableResult
     public func `catch`<E: Error>(
         _ type: E.Type, on queue: DispatchQueue = .promises, policy: CatchPolicy = .allErrors,
         _ body: @escaping @Sendable (E) -> Void
     ) -> Promise<Void> {
-        fatalError("unavailable")
+        self.catch(only: type, on: queue, policy: policy, body)
     }
 
     /// PromiseKit's `catch(error)`: write ``catch(only:on:_:)``.
@@ -58,13 +59,13 @@ extension Promise {
     ///   - error: The error to handle.
     ///   - queue: Where `body` would run.
     ///   - body: Sees the error.
-    /// - Returns: Never returns; the declaration cannot be called.
+    /// - Returns: What the call it names returns; the declaration cannot be called.
     @available(*, unavailable, renamed: "catch(only:on:_:)", message: "Courier's Promises take the error with the label only:")
     @discardableResult
     public func `catch`<E: Error & Equatable>(
         _ error: E, on queue: DispatchQueue = .promises, _ body: @escaping @Sendable (E) -> Void
     ) -> Promise<Void> {
-        fatalError("unavailable")
+        self.catch(only: error, on: queue, body)
     }
 }
 
@@ -72,8 +73,8 @@ extension Promise {
 /// code, `try await promise.value`).
 ///
 /// - Parameter promise: The promise to wait for.
-/// - Returns: Never returns; the declaration cannot be called.
+/// - Returns: What the call it names returns; the declaration cannot be called.
 @available(*, unavailable, message: "write try promise.wait() (scripts and tests), or try await promise.value")
 public func hang<T>(_ promise: Promise<T>) throws -> T {
-    fatalError("unavailable")
+    try promise.wait()
 }
