@@ -139,7 +139,11 @@ extension RequestExecution {
         case .queued(let ticket):
             core.gate.withdraw(ticket: ticket)
         case .sending(let task):
-            task.cancel()
+            if context.writesBodyToFile, resumption == nil, let handle = task as? TaskHandle {
+                handle.cancelDiscardingBody()   // nobody resumes it: gone before the caller hears
+            } else {
+                task.cancel()
+            }
             if let sent {
                 for plugin in core.configuration.plugins { plugin.didReceive(.failure(.cancelled), for: sent, endpoint: endpoint) }
             }

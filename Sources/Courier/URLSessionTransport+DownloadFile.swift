@@ -57,7 +57,7 @@ extension URLSessionTransportDelegate {
         do {
             let writer = try BodyFileWriter(resuming: partial)
             let kept = tasks.withLock { tasks -> Bool in
-                guard tasks[identifier] != nil else { return false }
+                guard let entry = tasks[identifier], entry.handle?.adopt(bodyFile: writer.url) ?? true else { return false }
                 tasks[identifier]?.file = writer
                 return true
             }
@@ -81,8 +81,10 @@ extension URLSessionTransportDelegate {
                 writer = existing
             } else {
                 writer = try BodyFileWriter()
+                // Not kept (and deleted) once the task is gone, or once its caller cancelled it
+                // for good (``TaskHandle/cancelDiscardingBody()``).
                 let kept = tasks.withLock { tasks -> Bool in
-                    guard tasks[identifier] != nil else { return false }
+                    guard let entry = tasks[identifier], entry.handle?.adopt(bodyFile: writer.url) ?? true else { return false }
                     tasks[identifier]?.file = writer
                     return true
                 }

@@ -253,6 +253,10 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
     private let lock = NSLock()
     private var current: URLSessionTask
     private var isCancelled = false
+    /// The file a download's body is being written to (see ``adopt(bodyFile:)``).
+    private var bodyFile: URL?
+    /// Cancelled by ``cancelDiscardingBody()``: no body file may be created or kept from now on.
+    private var discardsBody = false
 
     init(task: URLSessionTask) {
         current = task
@@ -263,6 +267,32 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
         lock.withLock {
             isCancelled = true
             current.cancel()   // only schedules the stop on the task's own queue
+        }
+    }
+
+    /// ``cancel()`` for a download nobody will resume (its caller cancelled it, and no
+    /// ``DownloadResumption`` keeps its part): the body's file is deleted before this returns,
+    /// so that a program that exits as soon as the request settles leaves no file behind. The
+    /// delegate queue may still be writing to it: it writes to the unlinked file, which goes away
+    /// when the task ends and closes it.
+    func cancelDiscardingBody() {
+        let file = lock.withLock { () -> URL? in
+            isCancelled = true
+            discardsBody = true
+            current.cancel()
+            defer { bodyFile = nil }
+            return bodyFile
+        }
+        if let file { try? FileManager.default.removeItem(at: file) }
+    }
+
+    /// Records the file the body is being written to, for ``cancelDiscardingBody()``; `false`
+    /// when that cancellation came first, and the caller must delete the file itself.
+    func adopt(bodyFile url: URL) -> Bool {
+        lock.withLock {
+            guard !discardsBody else { return false }
+            bodyFile = url
+            return true
         }
     }
 

@@ -92,7 +92,40 @@ final class DownloadIntegrationTests: IntegrationTestCase {
 
         XCTAssertEqual(errorKind(failure(of: promise) ?? NetworkError.timedOut), "PromiseError.cancelled")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
-        XCTAssertTrue(waitUntilTransportFiles(areWithin: before), "the partly written body is deleted")
+        // Already gone when the promise settles, not a moment later: a program that exits then
+        // leaves nothing behind.
+        XCTAssertTrue(transportFiles().isSubset(of: before), "the partly written body is deleted before the caller hears")
+    }
+
+    func test_givenTheTransportsDelegateQueueIsBusy_whenADownloadIsCancelled_thenItsFileIsDeletedBeforeTheCallerHears() throws {
+        // A challenge handler that blocks holds the transport's delegate queue, where the
+        // transport itself would delete the file once the cancelled task ends: the file can only
+        // be gone in time if the cancellation deletes it.
+        let queueHeld = DispatchSemaphore(value: 0)
+        let releaseQueue = DispatchSemaphore(value: 0)
+        let transport = URLSessionTransport(challengeHandler: { _ in
+            queueHeld.signal()
+            _ = releaseQueue.wait(timeout: .now() + 10)
+            return .cancel
+        })
+        defer { releaseQueue.signal() }
+        let client = NetworkClient(configuration: .init(baseURL: try server.baseURL), transport: transport)
+        let before = transportFiles()
+        let started = DispatchSemaphore(value: 0)
+        let download = client.download(
+            LiveJSONEndpoint(path: "drip"), to: scratch.appendingPathComponent("held.bin"),
+            progress: ProgressHandler { report in if report.bytesReceived > 0 { started.signal() } })
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        let challenged = client.request(LiveJSONEndpoint(path: "basic-auth/reporter/s3cret", timeout: 20))
+        XCTAssertEqual(queueHeld.wait(timeout: .now() + 10), .success, "the delegate queue is held")
+        XCTAssertFalse(transportFiles().isSubset(of: before), "the body is being written to a file of the transport's")
+
+        download.cancel()
+
+        XCTAssertEqual(errorKind(failure(of: download) ?? NetworkError.timedOut), "PromiseError.cancelled")
+        XCTAssertTrue(transportFiles().isSubset(of: before), "deleted by the cancellation, not later by the transport")
+        releaseQueue.signal()
+        challenged.cancel()
     }
 
     /// Whether the transport's files shrink back to `before` within a few seconds: the promise
