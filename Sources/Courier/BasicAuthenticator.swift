@@ -42,8 +42,8 @@ public struct BasicAuthenticator: Authenticator {
         // A server message that quotes the password or the encoded pair is scrubbed from
         // descriptions and logs, as a token authenticator's tokens are (values of 8 characters
         // and more: shorter ones would match ordinary words).
-        Redaction.register(secretValue: password)
-        Redaction.register(secretValue: String(headerValue.dropFirst("Basic ".count)))
+        Redaction.register(secretValue: password, pinned: true)
+        Redaction.register(secretValue: String(headerValue.dropFirst("Basic ".count)), pinned: true)
     }
 
     /// The `Authorization` header value for `username` and `password`: `Basic` and the Base64 of

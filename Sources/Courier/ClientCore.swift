@@ -31,6 +31,11 @@ final class ClientCore: Sendable {
         self.builder = RequestBuilder(configuration: configuration)
         self.gate = RequestGate()
         self.transport = transport
+        // A server message or an error text that quotes a default credential (an API key in a
+        // default header) is scrubbed from descriptions and logs, as a token authenticator's are.
+        for (name, value) in configuration.defaultHeaders where Redaction.isSensitive(headerName: name) {
+            Redaction.register(credentialHeaderValue: value)
+        }
     }
 
     /// Hands an attempt to the transport, through the shared exchanges when its request shares.

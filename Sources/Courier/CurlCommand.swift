@@ -108,7 +108,8 @@ public enum CurlCommand {
             if part.filename == nil, part.contentType == nil, let text = String(data: part.data, encoding: .utf8),
                part.data.count <= maximumPrintedBodySize {
                 let secret = Redaction.isSensitive(headerName: part.name) || Redaction.isSensitive(queryItemName: part.name)
-                let value = secret ? "<redacted>" : text
+                // A text part may hold JSON or a form of its own: redacted as a body or free text.
+                let value = secret ? "<redacted>" : Redaction.redact(stringValue: text, depth: 0)
                 return "--form-string " + quote("\(part.name)=\(value)")
             }
             return "--form-string " + quote("\(part.name)=<\(part.data.count) bytes\(part.contentType.map { " of \($0)" } ?? "") not shown>")

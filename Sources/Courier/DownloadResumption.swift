@@ -154,7 +154,8 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
     // MARK: The download's side
 
     /// What identifies the resource a part belongs to: the method, the base URL (the endpoint's
-    /// own ``Endpoint/baseURL``, else the client's) and the endpoint's path. Queries are left out,
+    /// own ``Endpoint/baseURL``, else the client's, without its user and password) and the
+    /// endpoint's path. Queries are left out,
     /// so that a signed URL whose signature was renewed still resumes; the server's validator
     /// (`If-Range`) guards the rest.
     static func origin(of endpoint: any Endpoint, at baseURL: URL) -> String {
@@ -162,7 +163,10 @@ public final class DownloadResumption: Sendable, CustomStringConvertible {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: true)
         components?.query = nil
         components?.fragment = nil
-        return "\(endpoint.method.rawValue) \(components?.string ?? base.absoluteString) \(endpoint.path)"
+        // Nor a user and password: the origin goes into `takeResumeData()`, which apps store.
+        components?.user = nil
+        components?.password = nil
+        return "\(endpoint.method.rawValue) \(components?.string ?? Redaction.redact(base)) \(endpoint.path)"
     }
 
     /// Claims the resumption for a download that is about to be built; the download then

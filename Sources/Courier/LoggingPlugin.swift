@@ -53,7 +53,8 @@ public struct LoggingPlugin: RequestPlugin {
     ///
     /// Bodies are shown as ``CurlCommand`` shows them: JSON and URL-encoded forms of at most
     /// ``CurlCommand/maximumPrintedBodySize`` bytes, with credential-named members and fields
-    /// redacted; any other body (text, HTML, binary, a file or stream) as a placeholder with its
+    /// redacted (and JSON string values read as text: a link's `access_token`, JSON kept in a
+    /// string); any other body (text, HTML, binary, a file or stream) as a placeholder with its
     /// size and type, since it could hold a secret the redaction cannot recognise.
     public struct Options: OptionSet, Sendable {
         /// The options as bits.

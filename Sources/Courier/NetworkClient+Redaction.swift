@@ -16,4 +16,23 @@ extension NetworkClient {
     public static func markSensitiveHeader(_ name: String) {
         Redaction.register(headerName: name)
     }
+
+    /// Declares a secret value for the whole process: wherever it appears in a description, an
+    /// error message or a log line of Courier's, it is replaced by `<redacted>`, whatever the
+    /// header, query item or body member it came in. For an API key sent in a query or a body,
+    /// or a password a server may quote back.
+    ///
+    /// The values of credential headers in ``Configuration/defaultHeaders`` (`Authorization`,
+    /// `X-Api-Key`, …), a ``BasicAuthenticator``'s password and a ``TokenAuthenticator``'s
+    /// tokens are declared already.
+    ///
+    /// ```swift
+    /// NetworkClient.markSensitiveValue(ProcessInfo.processInfo.environment["MAPS_KEY"] ?? "")
+    /// ```
+    ///
+    /// - Parameter value: The secret. Values shorter than 8 characters are ignored: they would
+    ///   match ordinary words. The 64 most recently declared values are kept.
+    public static func markSensitiveValue(_ value: String) {
+        Redaction.register(secretValue: value, pinned: true)
+    }
 }

@@ -63,27 +63,28 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         var text = statusLine(status)
         if status != response.statusCode { text += " (answered \(response.statusCode))" }
         if let message = metadata?.message {
-            text += " — \"" + shorten(message) + "\""
+            text += " — \"" + shorten(Redaction.redact(text: message)) + "\""
         } else if let snippet = bodySnippet(response.body, json: metadata?.body) {
             text += " — body: " + snippet
         }
         if let status = metadata?.status {
-            text += " (status \"" + shorten(status) + "\")"
+            text += " (status \"" + shorten(Redaction.redact(text: status)) + "\")"
         }
         if let url = response.url { text += " " + Redaction.redact(url) }
         return text
     }
 
-    /// The body as one line of at most ``bodyLimit`` characters; JSON members with credential-like
-    /// names are redacted. `nil` for an empty body.
+    /// The body as one line of at most ``bodyLimit`` characters, redacted before it is cut: JSON
+    /// members with credential-like names, and in any text URL credentials and sensitive query
+    /// or form parameters (see ``Redaction/redact(text:)``). `nil` for an empty body.
     private static func bodySnippet(_ body: Data, json: JSON?) -> String? {
         guard !body.isEmpty else { return nil }
         if let json = json ?? (try? JSON(data: body)) {
-            return shorten(Redaction.redactMembers(json).description)
+            return shorten(Redaction.redactMembers(json, scrubbingStrings: true).description)
         }
         guard let text = String(data: body, encoding: .utf8) else { return "<\(body.count) bytes>" }
         let oneLine = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        return oneLine.isEmpty ? nil : shorten(oneLine)
+        return oneLine.isEmpty ? nil : shorten(Redaction.redact(text: oneLine))
     }
 
     /// Cuts `text` to ``bodyLimit`` characters, marking the cut with `…`.
@@ -92,12 +93,12 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     }
 
     /// An error from elsewhere (a refresh closure, another engine, a decoder): a URL error as
-    /// its code and redacted URL, anything else as its description with the parameters of any
-    /// URL in it redacted (Foundation's error texts quote the failing URL, query included).
+    /// its code and redacted URL, anything else as its description redacted as free text
+    /// (Foundation's error texts quote the failing URL, query and user included).
     static func describeOther(_ error: any Error) -> String {
         if let error = error as? NetworkError { return error.description }
         if error is URLError { return describeTransport(error) }
-        return shorten(Redaction.redactQueries(in: String(describing: error)))
+        return shorten(Redaction.redact(text: String(describing: error)))
     }
 
     private static func describeDecoding(_ error: any Error) -> String {
@@ -114,7 +115,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         case .valueNotFound(let type, let context):
             return "expected \(type) but found null at \(path(context))"
         case .dataCorrupted(let context):
-            return shorten(context.debugDescription) + " at \(path(context))"
+            return shorten(Redaction.redact(text: context.debugDescription)) + " at \(path(context))"
         @unknown default:
             return describeOther(error)
         }

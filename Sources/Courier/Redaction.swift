@@ -13,7 +13,7 @@ enum Redaction {
 
     private static let sensitiveHeaderNames: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2",
-        "x-auth-token", "x-api-key", "x-csrf-token", "x-xsrf-token",
+        "x-auth-token", "x-api-key", "x-csrf-token", "x-xsrf-token", "dpop",
     ]
     private static let sensitiveHeaderFragments = [
         "token", "secret", "api-key", "api_key", "apikey", "password", "authorization", "cookie",
@@ -43,7 +43,8 @@ enum Redaction {
     static func isSensitive(headerName: String) -> Bool {
         let name = headerName.lowercased()
         return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }
-            || endsInKey(name) || registeredHeaderNames.withLock { $0.contains(name) }
+            || endsInKey(name) || hasSensitiveWords(headerName, isHeader: true)
+            || registeredHeaderNames.withLock { $0.contains(name) }
     }
 
     /// Header names declared sensitive at run time (a ``TokenAuthenticator``'s `headerField`, or
@@ -57,22 +58,41 @@ enum Redaction {
     private static let registeredSecretValues = Protected<[String]>([])
     static let secretValueLimit = 16
 
+    /// Long-lived credential values (a ``BasicAuthenticator``'s password, sensitive default
+    /// headers, values passed to ``NetworkClient/markSensitiveValue(_:)``), kept apart so that
+    /// rotating tokens never push them out. At most ``pinnedSecretValueLimit``, the newest last.
+    private static let pinnedSecretValues = Protected<[String]>([])
+    static let pinnedSecretValueLimit = 64
+
     /// Remembers `value` as a secret to scrub from texts; values shorter than 8 characters are
-    /// ignored (they would match ordinary words).
-    static func register(secretValue value: String) {
+    /// ignored (they would match ordinary words). `pinned` values are kept in a list of their own.
+    static func register(secretValue value: String, pinned: Bool = false) {
         guard value.count >= 8 else { return }
-        registeredSecretValues.withLock { values in
+        let limit = pinned ? pinnedSecretValueLimit : secretValueLimit
+        (pinned ? pinnedSecretValues : registeredSecretValues).withLock { values in
             values.removeAll { $0 == value }
             values.append(value)
-            if values.count > secretValueLimit { values.removeFirst(values.count - secretValueLimit) }
+            if values.count > limit { values.removeFirst(values.count - limit) }
         }
+    }
+
+    /// Registers the value of a credential header as a pinned secret: the whole value, and the
+    /// credential after its scheme (`Bearer abc…` → `abc…`), which a server is more likely to quote.
+    static func register(credentialHeaderValue value: String) {
+        register(secretValue: value, pinned: true)
+        let parts = value.split(separator: " ", maxSplits: 1)
+        if parts.count == 2 { register(secretValue: String(parts[1]).trimmingCharacters(in: .whitespaces), pinned: true) }
+    }
+
+    /// Every registered secret value, pinned and rotating.
+    private static var allSecretValues: [String] {
+        pinnedSecretValues.withLock { $0 } + registeredSecretValues.withLock { $0 }
     }
 
     /// `text` with every registered secret value replaced by ``placeholder``.
     static func scrub(_ text: String) -> String {
-        let values = registeredSecretValues.withLock { $0 }
         var result = text
-        for value in values where result.contains(value) {
+        for value in allSecretValues where result.contains(value) {
             result = result.replacingOccurrences(of: value, with: placeholder)
         }
         return result
@@ -84,28 +104,48 @@ enum Redaction {
         registeredHeaderNames.withLock { _ = $0.insert(name) }
     }
 
-    /// `json` with the values of credential-named members (at any depth) replaced by ``placeholder``.
+    /// `json` with the values of credential-named members (at any depth) replaced by ``placeholder``,
+    /// and every other string redacted as free text (see ``redact(stringValue:depth:)``): a URL
+    /// with a token in its query, JSON or a form kept inside a string.
+    ///
+    /// Two shapes are read by meaning rather than by name: an error object (one with a
+    /// `message`, `desc`, `description`, `detail` or `error_description`) keeps its `code`,
+    /// which there is an error code, not an OAuth code; and a `{"name": "password", "value": …}`
+    /// pair hides its `value`.
     ///
     /// With `scrubbingStrings`, every string (member names included) that contains a registered
     /// secret value is replaced too, so that JSON escaping cannot hide it from ``scrub(_:)``.
-    static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false) -> JSON {
+    static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false, depth: Int = 0) -> JSON {
         switch json {
         case .string(let text) where scrubbingStrings && containsRegisteredSecret(text):
             return .string(placeholder)
+        case .string(let text):
+            return .string(redact(stringValue: text, depth: depth))
         case .object(let members):
+            let isErrorObject = errorMessageNames.contains { members[$0]?.string != nil }
+            let pairName = pairNameMembers.lazy.compactMap { members[$0]?.string }.first
+            let hidesPairValue = pairName.map { isSensitive(headerName: $0) || isSensitive(queryItemName: $0) } ?? false
             var result: [String: JSON] = [:]
             for (key, value) in members {
-                let secret = isSensitive(headerName: key) || isSensitive(queryItemName: key)
+                var secret = isSensitive(headerName: key) || isSensitive(queryItemName: key)
+                if isErrorObject, key == "code" || key == "status" { secret = false }
+                if hidesPairValue, key == "value" { secret = true }
                 let name = scrubbingStrings && containsRegisteredSecret(key) ? placeholder : key
-                result[name] = secret ? .string(placeholder) : redactMembers(value, scrubbingStrings: scrubbingStrings)
+                result[name] = secret
+                    ? .string(placeholder) : redactMembers(value, scrubbingStrings: scrubbingStrings, depth: depth)
             }
             return .object(result)
         case .array(let items):
-            return .array(items.map { redactMembers($0, scrubbingStrings: scrubbingStrings) })
+            return .array(items.map { redactMembers($0, scrubbingStrings: scrubbingStrings, depth: depth) })
         default:
             return json
         }
     }
+
+    /// Members that make an object an error's (whose `code` is then shown).
+    private static let errorMessageNames = ["message", "desc", "description", "detail", "error_description"]
+    /// Members that name the `value` beside them (`[{"name": "password", "value": "…"}]`).
+    private static let pairNameMembers = ["name", "key", "field", "param", "parameter"]
 
     /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,
     /// `api_key`, `apiKey`, `client_secret`, `password`, `pass`, `key`, `private_key`, `code`, `sig`,
@@ -122,6 +162,7 @@ enum Redaction {
         // the whole name would.)
         return String(ascii).lowercased().split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." })
             .contains { isSensitive(nameComponent: String($0)) }
+            || hasSensitiveWords(String(ascii), isHeader: false)
     }
 
     private static func isSensitive(nameComponent name: String) -> Bool {
@@ -130,15 +171,16 @@ enum Redaction {
 
     /// `true` when `text` contains a registered secret value (see ``register(secretValue:)``).
     static func containsRegisteredSecret(_ text: String) -> Bool {
-        registeredSecretValues.withLock { values in values.contains { text.contains($0) } }
+        allSecretValues.contains { text.contains($0) }
     }
 
-    /// The headers with every sensitive value replaced by ``placeholder``, and the query and
-    /// fragment parameters of URLs in the others (`Location`, `Link`, …) redacted.
+    /// The headers with every sensitive value replaced by ``placeholder``, and in the others
+    /// (`Location`, `Link`, …) the query and fragment parameters and the user and password of URLs
+    /// redacted.
     static func redact(_ headers: [String: String]) -> [String: String] {
         var result = headers
         for (name, value) in headers {
-            result[name] = isSensitive(headerName: name) ? placeholder : redactQueries(in: value)
+            result[name] = isSensitive(headerName: name) ? placeholder : removingURLCredentials(in: redactQueries(in: value))
         }
         return result
     }

@@ -75,9 +75,11 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
     /// shortened, so printing an error's metadata never leaks a secret the server echoed.
     public var description: String {
         var parts: [String] = []
-        if let status { parts.append("status: \"\(NetworkError.shorten(status))\"") }
-        if let message { parts.append("message: \"\(NetworkError.shorten(message))\"") }
-        if let body { parts.append("body: " + NetworkError.shorten(Redaction.redactMembers(body).description)) }
+        if let status { parts.append("status: \"\(NetworkError.shorten(Redaction.redact(text: status)))\"") }
+        if let message { parts.append("message: \"\(NetworkError.shorten(Redaction.redact(text: message)))\"") }
+        if let body {
+            parts.append("body: " + NetworkError.shorten(Redaction.redactMembers(body, scrubbingStrings: true).description))
+        }
         return Redaction.scrub("ServerMetadata(" + parts.joined(separator: ", ") + ")")
     }
 
@@ -89,8 +91,8 @@ extension ServerMetadata: CustomReflectable {
     /// What `dump()` and the debugger's `po` show: the same redactions as ``description``.
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "status": status.map(Redaction.scrub) as Any,
-            "message": message.map(Redaction.scrub) as Any,
+            "status": status.map { Redaction.redact(text: $0) } as Any,
+            "message": message.map { Redaction.redact(text: $0) } as Any,
             "body": body.map { Redaction.redactMembers($0, scrubbingStrings: true) } as Any,
         ], displayStyle: .struct)
     }

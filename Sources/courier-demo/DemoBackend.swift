@@ -114,10 +114,11 @@ struct DemoTracePlugin: RequestPlugin {
     }
 }
 
-/// "Bearer …1a2b": enough to tell tokens apart, never enough to use one.
+/// "Bearer …1a2b": enough to tell tokens apart, never enough to use one (a token of 12
+/// characters or fewer shows none of them).
 func redacted(_ value: String) -> String {
     let parts = value.split(separator: " ", maxSplits: 1)
     let token = parts.last.map(String.init) ?? value
     let scheme = parts.count == 2 ? "\(parts[0]) " : ""
-    return scheme + "…" + String(token.suffix(4))
+    return scheme + "…" + (token.count > 12 ? String(token.suffix(4)) : "")
 }

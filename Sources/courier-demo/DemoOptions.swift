@@ -61,7 +61,9 @@ struct DemoOptions {
                 }
                 chosen.append(scenario)
             default:
-                throw DemoError.badArgument("unknown argument \(argument); see --help")
+                // A URL is not echoed: it may carry a user, a password or a key.
+                let shown = argument.contains("://") ? "(a URL; did you mean --base-url?)" : argument
+                throw DemoError.badArgument("unknown argument \(shown); see --help")
             }
         }
         if !chosen.isEmpty { options.scenarios = chosen }

@@ -12,7 +12,11 @@ extension StubbingBuilder: CustomStringConvertible, CustomReflectable {
     public var description: String {
         let routeList = routes.map { route -> String in
             let path = route.segments.joined(separator: "/")
-            let query = route.query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+            // Percent-encoded again, so that a `&`, `#` or space inside a value cannot split it
+            // from its name before the redaction reads it.
+            var components = URLComponents()
+            components.queryItems = route.query.isEmpty ? nil : route.query
+            let query = components.percentEncodedQuery ?? ""
             let shown = Redaction.redactQueries(in: query.isEmpty ? path : "\(path)?\(query)")
             return "\(route.method.rawValue) \(shown) → \(Self.describe(route.source))"
         }

@@ -1,0 +1,212 @@
+import Foundation
+import XCTest
+@testable import Courier
+import Promises
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Secrets inside free text and inside JSON strings, found by an audit and a user trial: a
+/// non-JSON error body, a next-page link in a JSON string, JSON kept in a string, a message that
+/// quotes a URL, a URL's user and password in other text, a request written in place, and names
+/// recognised by their words.
+final class SecretsTextTests: XCTestCase {
+    private let secret = "sx-7f3a9c2e41"
+
+    private func error(status: Int, body: String, headers: [String: String] = [:]) throws -> NetworkError {
+        let response = HTTPResponse(statusCode: status, headers: headers, body: Data(body.utf8),
+                                    url: URL(string: "https://api.example.com/login"))
+        return try XCTUnwrap(NetworkError.classify(response, parser: ServerMetadata.parse))
+    }
+
+    private func texts(of error: NetworkError) -> [String] {
+        var dumped = ""
+        dump(error, to: &dumped)
+        var texts = [error.description, String(reflecting: error), error.localizedDescription, dumped]
+        if let metadata = error.metadata { texts += [metadata.description, String(reflecting: metadata)] }
+        return texts
+    }
+
+    // MARK: Free text
+
+    func test_givenANonJSONErrorBodyWithACodeInALinkAUserInAURLOrAForm_whenDescribed_thenEachSecretIsRedacted() throws {
+        let bodies = [
+            "Found. Redirecting to https://app.example.com/cb?code=\(secret)&state=xyz",
+            "See https://deploy:\(secret)@git.example.com/repo.git for details",
+            "grant_type=password&username=ada&password=\(secret)",
+            "callback myapp://cb#access_token=\(secret)&state=xyz",
+        ]
+        for body in bodies {
+            let error = try error(status: 302, body: body)
+            for text in texts(of: error) {
+                XCTAssertFalse(text.contains(secret), "\(body) → \(text)")
+            }
+        }
+        let form = try error(status: 400, body: "grant_type=password&username=ada&password=\(secret)")
+        XCTAssertTrue(form.description.contains("username=ada"), "fields that are not credentials stay: \(form.description)")
+    }
+
+    func test_givenAServerMessageQuotingAURLWithACode_whenDescribed_thenTheCodeIsRedactedAndTheRestShown() throws {
+        let error = try error(status: 400, body: #"{"message":"bad redirect https://app.example.com/cb?code=\#(secret)&state=1"}"#)
+        XCTAssertEqual(error.metadata?.message, "bad redirect https://app.example.com/cb?code=\(secret)&state=1", "the metadata keeps the server's words")
+        for text in texts(of: error) {
+            XCTAssertFalse(text.contains(secret), text)
+        }
+        XCTAssertTrue(error.description.contains("code=<redacted>&state=1"), error.description)
+    }
+
+    func test_givenARegisteredSecretLongerThanTheCut_whenAMessageQuotesIt_thenNoPartOfItIsShown() throws {
+        let long = "lt-" + String(repeating: "9a8b7c6d5e", count: 30)   // 303 characters
+        Redaction.register(secretValue: long)
+        let error = try error(status: 401, body: #"{"message":"token \#(long) rejected"}"#)
+        for text in texts(of: error) {
+            XCTAssertFalse(text.contains("9a8b7c6d5e9a8b7c6d5e"), "scrubbed before the text is cut: \(text)")
+        }
+    }
+
+    func test_givenARegisteredSecretWithAQuote_whenAnErrorBodyQuotesItEscaped_thenItIsNotShown() throws {
+        let password = #"pa"ss\w0rd-e61"#
+        Redaction.register(secretValue: password)
+        let error = try error(status: 500, body: #"{"errors":[{"detail":"bad pa\"ss\\w0rd-e61"}]}"#)
+        for text in texts(of: error) {
+            XCTAssertFalse(text.contains(#"pa\"ss"#), text)
+            XCTAssertFalse(text.contains(password), text)
+        }
+    }
+
+    func test_givenAnotherLibrarysErrorTextWithAUserAndPassword_whenWrapped_thenTheyAreDropped() {
+        struct EngineError: Error, CustomStringConvertible {
+            let secret: String
+            var description: String { "connect to https://svc:\(secret)@db.example.com:5432/x failed" }
+        }
+        let error = NetworkError.authenticationFailed(underlying: EngineError(secret: secret))
+        XCTAssertFalse(error.description.contains(secret), error.description)
+        XCTAssertTrue(error.description.contains("https://db.example.com:5432/x"), error.description)
+    }
+
+    func test_givenALocationHeaderWithAUserAndPassword_whenTheResponseIsDescribed_thenTheyAreDropped() {
+        let response = HTTPResponse(statusCode: 302, headers: ["Location": "https://ada:\(secret)@files.example.com/a"])
+        XCTAssertFalse(response.description.contains(secret), response.description)
+        XCTAssertTrue(response.description.contains("https://files.example.com/a"), response.description)
+    }
+
+    // MARK: JSON strings
+
+    func test_givenJSONStringsHoldingALinkJSONOrAForm_whenPrinted_thenTheirSecretsAreRedacted() throws {
+        let bodies = [
+            #"{"paging":{"next":"https://graph.example.com/feed?access_token=\#(secret)&after=x"}}"#,
+            #"{"data":"{\"access_token\":\"\#(secret)\",\"scope\":\"read\"}"}"#,
+            #"{"q":"grant_type=password&password=\#(secret)"}"#,
+            #"[{"name":"password","value":"\#(secret)"}]"#,
+            #""{\"refresh_token\":\"\#(secret)\"}""#,
+        ]
+        for body in bodies {
+            let printed = CurlCommand.printable(Data(body.utf8), contentType: "application/json")
+            XCTAssertFalse(printed.contains(secret), "\(body) → \(printed)")
+            XCTAssertFalse(printed.hasPrefix("<"), "shown, not replaced by a placeholder: \(printed)")
+            let described = try error(status: 422, body: body).description
+            XCTAssertFalse(described.contains(secret), "\(body) → \(described)")
+        }
+        let link = CurlCommand.printable(Data(bodies[0].utf8), contentType: "application/json")
+        XCTAssertTrue(link.contains("access_token=<redacted>&after=x"), link)
+        let embedded = CurlCommand.printable(Data(bodies[1].utf8), contentType: "application/json")
+        XCTAssertTrue(embedded.contains("read"), "the rest of the embedded JSON is shown: \(embedded)")
+    }
+
+    func test_givenAnErrorObjectWithACode_whenItsBodyIsLogged_thenTheCodeIsShownButAnOAuthCodeIsNot() {
+        let errorBody = #"{"error":{"code":"AUTH_EXPIRED","message":"token expired"}}"#
+        let printed = CurlCommand.printable(Data(errorBody.utf8), contentType: "application/json")
+        XCTAssertTrue(printed.contains("AUTH_EXPIRED"), "an error code is not a credential: \(printed)")
+        let exchange = #"{"code":"\#(secret)","redirect_uri":"https://app.example.com/cb"}"#
+        let sent = CurlCommand.printable(Data(exchange.utf8), contentType: "application/json")
+        XCTAssertFalse(sent.contains(secret), "an OAuth code outside an error object stays hidden: \(sent)")
+    }
+
+    // MARK: Requests written in place
+
+    func test_givenARequestWithCredentials_whenPrintedOrDumped_thenNothingSecretIsShown() throws {
+        var request = Request<JSON>.post("login", body: .form(["user": "ada", "password": secret]))
+        request.baseURL = URL(string: "https://svc:\(secret)@api.example.com/v1")
+        request.headers = ["Authorization": "Bearer \(secret)", "Accept": "application/json"]
+        request.query = [URLQueryItem(name: "api_key", value: secret), URLQueryItem(name: "page", value: "2")]
+        var dumped = ""
+        dump(request, to: &dumped)
+        for text in [request.description, "\(request)", String(reflecting: request), dumped] {
+            XCTAssertFalse(text.contains(secret), text)
+        }
+        XCTAssertEqual(request.description,
+                       "Request<JSON>(POST login, baseURL: https://api.example.com/v1, query: [api_key=<redacted>&page=2], "
+                       + "headers: [Accept: application/json, Authorization: <redacted>], body: form([password: <redacted>, user: ada]))")
+    }
+
+    func test_givenBodiesOfEveryKind_whenDescribed_thenOnlyTheirShapeIsShown() {
+        struct Credentials: Encodable { let password: String }
+        var form = MultipartFormData()
+        form.append("ada", name: "user")
+        XCTAssertEqual(RequestBody.json(Credentials(password: secret)).description, "json(Credentials)")
+        XCTAssertEqual(RequestBody.data(Data(secret.utf8), contentType: "text/plain").description, "data(13 bytes, text/plain)")
+        XCTAssertEqual(RequestBody.multipart(form).description, "multipart(1 part)")
+        XCTAssertEqual(RequestBody.urlEncoded(Credentials(password: secret)).description, "urlEncoded(Credentials)")
+        var dumped = ""
+        dump(RequestBody.json(Credentials(password: secret)), to: &dumped)
+        XCTAssertFalse(dumped.contains(secret), dumped)
+    }
+
+    func test_givenAMultipartTextPartHoldingJSON_whenRenderedAsCurl_thenItsSecretMemberIsRedacted() throws {
+        var form = MultipartFormData()
+        form.append(#"{"password":"\#(secret)","user":"ada"}"#, name: "meta")
+        let client = NetworkClient.stubbing().makeClient()
+        let command = try client.curlCommand(for: Request<JSON>.post("upload", body: .multipart(form)))
+        XCTAssertFalse(command.contains(secret), command)
+        XCTAssertTrue(command.contains("ada"), command)
+    }
+
+    // MARK: Names
+
+    func test_givenNamesThatAreCredentialsByTheirWords_whenChecked_thenTheyAreSensitiveAndLookalikesAreNot() {
+        let queryNames = ["privateKey", "accessKey", "client_assertion", "code_verifier", "oauth_verifier", "newPwd",
+                          "user_pass", "otp", "pin", "PHPSESSID", "JSESSIONID", "SAMLResponse", "appid", "auth_code",
+                          "authCode", "device_code", "passcode", "passphrase", "hmac"]
+        let plainQueryNames = ["footprint", "compass", "passport", "monkey", "author", "auth_type", "oauth_provider",
+                               "country_code", "zip", "sort", "pinned", "keyboard"]
+        for name in queryNames { XCTAssertTrue(Redaction.isSensitive(queryItemName: name), name) }
+        for name in plainQueryNames { XCTAssertFalse(Redaction.isSensitive(queryItemName: name), name) }
+        let headerNames = ["X-ZUMO-AUTH", "Auth", "X-GitHub-OTP", "DPoP", "X-Signing-Key"]
+        let plainHeaderNames = ["Author", "X-Footprint", "WWW-Authenticate", "Keep-Alive"]
+        for name in headerNames { XCTAssertTrue(Redaction.isSensitive(headerName: name), name) }
+        for name in plainHeaderNames { XCTAssertFalse(Redaction.isSensitive(headerName: name), name) }
+    }
+
+    // MARK: Registered values
+
+    func test_givenAnAPIKeyInTheDefaultHeaders_whenAServerMessageQuotesIt_thenItIsScrubbed() throws {
+        let key = "ak-" + UUID().uuidString
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.defaultHeaders["X-Api-Key"] = key
+        let client = NetworkClient.stubbing()
+            .respond { _ in .json(#"{"message":"API key \#(key) is disabled"}"#, status: 403) }
+            .makeClient(configuration: configuration)
+        let failed = try XCTUnwrap(networkError(settle(client.request(StubJSONEndpoint(path: "maps")))))
+        XCTAssertEqual(failed.statusCode, 403)
+        for text in texts(of: failed) { XCTAssertFalse(text.contains(key), text) }
+    }
+
+    func test_givenAValueMarkedSensitive_whenManyTokensRotateAfterIt_thenItIsStillScrubbed() {
+        let key = "mk-" + UUID().uuidString
+        NetworkClient.markSensitiveValue(key)
+        for index in 0..<(Redaction.secretValueLimit + 8) { Redaction.register(secretValue: "rotating-token-\(index)-\(UUID())") }
+        XCTAssertEqual(Redaction.scrub("key \(key) here"), "key <redacted> here")
+    }
+
+    func test_givenADownloadOriginWithAUserAndPassword_whenRecorded_thenTheyAreLeftOut() throws {
+        let base = try XCTUnwrap(URL(string: "https://ada:\(secret)@files.example.com/v1?sig=1"))
+        let origin = DownloadResumption.origin(of: Request<JSON>("backups/1"), at: base)
+        XCTAssertEqual(origin, "GET https://files.example.com/v1 backups/1")
+    }
+
+    func test_givenAStubRouteWithAnEncodedToken_whenTheBuilderIsDescribed_thenTheWholeValueIsRedacted() {
+        let builder = NetworkClient.stubbing().stub(.get, "auth?token=abc%20\(secret)%26x", .json("{}"))
+        XCTAssertFalse(builder.description.contains(secret), builder.description)
+    }
+}
