@@ -180,7 +180,7 @@ extension NetworkClient {
     /// body to a file and "decoding" being the move to `destination`. With a `resumption`, the
     /// download claims it (or fails when another holds it) and its first attempt resumes the
     /// part kept there.
-    private func makeDownload<E: Endpoint>(
+    func makeDownload<E: Endpoint>(
         _ endpoint: E, to destination: DownloadDestination, resolver: Resolver<DownloadedFile>?,
         handler: RequestExecution<DownloadedFile>.Handler?, progress: ProgressHandler?,
         resumption: DownloadResumption? = nil
