@@ -107,7 +107,7 @@ public enum CurlCommand {
             }
             if part.filename == nil, part.contentType == nil, let text = String(data: part.data, encoding: .utf8),
                part.data.count <= maximumPrintedBodySize {
-                let secret = Redaction.isSensitive(headerName: part.name) || Redaction.isSensitive(queryItemName: part.name)
+                let secret = Redaction.isSensitive(fieldName: part.name)
                 // A text part may hold JSON or a form of its own: redacted as a body or free text.
                 let value = secret ? "<redacted>" : Redaction.redact(stringValue: text, depth: 0)
                 return "--form-string " + quote("\(part.name)=\(value)")

@@ -30,8 +30,14 @@ extension NetworkClient {
     /// NetworkClient.markSensitiveValue(ProcessInfo.processInfo.environment["MAPS_KEY"] ?? "")
     /// ```
     ///
+    /// Matching is exact and case-sensitive: a percent-encoded or Base64 form of the value is
+    /// another value (declare it too if a server may quote it so). A declaration cannot be taken
+    /// back, and each declared value is looked for in every text, so declare secrets, not data.
+    ///
     /// - Parameter value: The secret. Values shorter than 8 characters are ignored: they would
-    ///   match ordinary words. The 64 most recently declared values are kept.
+    ///   match ordinary words. The 64 most recently declared long-lived values are kept, shared
+    ///   with the credential default headers of every client (two values each) and
+    ///   ``BasicAuthenticator`` passwords.
     public static func markSensitiveValue(_ value: String) {
         Redaction.register(secretValue: value, pinned: true)
     }

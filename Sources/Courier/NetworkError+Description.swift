@@ -42,6 +42,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     // MARK: - Pieces
 
     private static let bodyLimit = 200
+    /// The largest body a snippet is taken from (64 KiB).
+    private static let snippetSourceLimit = 65_536
 
     /// `HTTP 404 Not Found`, or `HTTP 799` for a status without a reason phrase.
     private static func statusLine(_ status: Int) -> String {
@@ -76,9 +78,12 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     /// The body as one line of at most ``bodyLimit`` characters, redacted before it is cut: JSON
     /// members with credential-like names, and in any text URL credentials and sensitive query
-    /// or form parameters (see ``Redaction/redact(text:)``). `nil` for an empty body.
+    /// or form parameters (see ``Redaction/redact(text:)``). `nil` for an empty body; a body over
+    /// 64 KiB is shown as its size.
     private static func bodySnippet(_ body: Data, json: JSON?) -> String? {
         guard !body.isEmpty else { return nil }
+        // Redacting reads the whole body; a few hundred characters of a huge one are not worth it.
+        guard body.count <= snippetSourceLimit else { return "<\(body.count) bytes not shown>" }
         if let json = json ?? (try? JSON(data: body)) {
             return shorten(Redaction.redactMembers(json, scrubbingStrings: true).description)
         }

@@ -3,17 +3,19 @@ import Foundation
 /// Secrets inside free text: a server's error message, a body that is not JSON, a JSON string
 /// member (a next-page link, JSON or a form kept in a string), another library's error text.
 extension Redaction {
-    /// `text` with registered secret values, the user and password of URLs, the sensitive
-    /// parameters of URL queries and fragments, and, when the whole text is a form
-    /// (`grant_type=password&password=…`), its sensitive fields, all replaced by ``placeholder``.
-    /// Scrubbed before anything is cut, so that a shortened text cannot keep part of a secret.
+    /// `text` with the user and password of URLs, the sensitive parameters of URL queries and
+    /// fragments, the sensitive fields of `name=value&…` runs (`password=…` in a sentence, a form
+    /// echoed back), the values of sensitive `"name": "value"` pairs (JSON cut short, or inside
+    /// other text) and registered secret values, all replaced by ``placeholder``. Callers cut the
+    /// result, never the input, so a shortened text cannot keep part of a secret.
     ///
     /// `Found. Redirecting to https://u:p@app.example/cb?code=XYZ&state=1`
     /// → `Found. Redirecting to https://app.example/cb?code=<redacted>&state=1`
     static func redact(text: String) -> String {
-        var result = removingURLCredentials(in: redactQueries(in: scrub(text)))
-        if looksLikeForm(result) { result = redact(parameters: Substring(result)) }
-        return result
+        let parameters = redactFormRuns(in: removingURLCredentials(in: redactQueries(in: text)))
+        // Registered values last: their placeholder holds `<` and `>`, which end a query run,
+        // and would hide what follows it from the rules above.
+        return scrub(redactQuotedPairs(in: parameters))
     }
 
     /// A JSON string member: when it holds a JSON object or array itself, that JSON redacted as
@@ -31,39 +33,106 @@ extension Redaction {
     /// more, so real documents rarely nest more than one).
     static let maximumEmbeddedDepth = 3
 
-    /// Whether `text` is a single `name=value&…` run: no white space, and a plausible field name
-    /// before its first `=`. (Redacting such a run only hides the values of sensitive names, so
-    /// a text that merely looks like a form loses nothing else.)
-    private static func looksLikeForm(_ text: String) -> Bool {
-        guard let equals = text.firstIndex(of: "="), equals > text.startIndex,
-              !text.contains(where: { $0.isWhitespace }) else { return false }
-        return text[..<equals].allSatisfy { $0.isLetter || $0.isNumber || "_-.[]%+".contains($0) }
+    /// Each white-space-separated word of `text` that is a `name=value&…` run (a plausible field
+    /// name before its first `=`) with its sensitive fields redacted; the rest as it is. Only
+    /// values of sensitive names are hidden, so a word that merely looks like a form loses nothing.
+    private static func redactFormRuns(in text: String) -> String {
+        guard text.contains("=") else { return text }
+        var result = ""
+        var word = ""
+        func flush() {
+            if let equals = word.firstIndex(of: "="), equals > word.startIndex,
+               word[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || "_-.[]%+".contains($0) }) {
+                result += redact(parameters: Substring(word))
+            } else {
+                result += word
+            }
+            word = ""
+        }
+        for character in text {
+            if character.isWhitespace {
+                flush()
+                result.append(character)
+            } else {
+                word.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// `"password": "…"` pairs outside a parsed document (a body cut short, JSON inside a log
+    /// line) with the value of every sensitive name replaced.
+    private static func redactQuotedPairs(in text: String) -> String {
+        guard text.contains("\":") || text.contains("\" :") else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            guard scalars[index] == "\"", let pair = quotedPair(in: scalars, at: index) else {
+                result.append(scalars[index])
+                index += 1
+                continue
+            }
+            result.append(contentsOf: scalars[index..<pair.valueStart])
+            if isSensitive(fieldName: String(String.UnicodeScalarView(scalars[pair.name]))) {
+                result.append(contentsOf: placeholder.unicodeScalars)
+            } else {
+                result.append(contentsOf: scalars[pair.valueStart..<pair.valueEnd])
+            }
+            index = pair.valueEnd
+        }
+        return String(result)
+    }
+
+    /// The `"name" : "value"` starting at the quote at `start`: the name's scalars, and where the
+    /// value's text starts and ends (inside its quotes); `nil` when none starts there. Names of
+    /// more than 100 scalars or with escapes are not read.
+    private static func quotedPair(
+        in scalars: [Unicode.Scalar], at start: Int
+    ) -> (name: Range<Int>, valueStart: Int, valueEnd: Int)? {
+        var index = start + 1
+        while index < scalars.count, scalars[index] != "\"", scalars[index] != "\\", index - start <= 100 { index += 1 }
+        guard index < scalars.count, scalars[index] == "\"", index > start + 1 else { return nil }
+        let name = (start + 1)..<index
+        index += 1
+        while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+        guard index < scalars.count, scalars[index] == ":" else { return nil }
+        index += 1
+        while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
+        guard index < scalars.count, scalars[index] == "\"" else { return nil }
+        let valueStart = index + 1
+        index = valueStart
+        while index < scalars.count, scalars[index] != "\"" {
+            index += scalars[index] == "\\" ? 2 : 1
+        }
+        // An unclosed value (a body cut short) runs to the end.
+        return (name, valueStart, min(index, scalars.count))
     }
 
     /// `text` with the `user:password@` (or `user@`) of every `scheme://` URL in it removed, as
     /// ``redact(_:)-(URL)`` removes them from a `URL`.
     static func removingURLCredentials(in text: String) -> String {
         guard text.contains("@"), text.contains("://") else { return text }
-        let scalars = text.unicodeScalars
         let endsAuthority: (Unicode.Scalar) -> Bool = {
             $0 == "/" || $0 == "?" || $0 == "#" || $0.properties.isWhitespace || $0 == "\"" || $0 == "<" || $0 == ">"
-                || $0 == "`" || $0 == "'"
+                || $0 == "`"
         }
         var result = ""
-        var index = scalars.startIndex
-        while let separator = text.unicodeScalars[index...].firstRange(of: "://".unicodeScalars) {
+        var index = text.startIndex
+        while let separator = text.range(of: "://", range: index..<text.endIndex) {
             let start = separator.upperBound
-            let end = scalars[start...].firstIndex(where: endsAuthority) ?? scalars.endIndex
-            result.unicodeScalars.append(contentsOf: scalars[index..<start])
-            let authority = scalars[start..<end]
+            let end = text.unicodeScalars[start...].firstIndex(where: endsAuthority) ?? text.endIndex
+            result.unicodeScalars.append(contentsOf: text.unicodeScalars[index..<start])
+            let authority = text.unicodeScalars[start..<end]
             if let at = authority.lastIndex(of: "@") {
-                result.unicodeScalars.append(contentsOf: scalars[scalars.index(after: at)..<end])
+                result.unicodeScalars.append(contentsOf: text.unicodeScalars[text.unicodeScalars.index(after: at)..<end])
             } else {
                 result.unicodeScalars.append(contentsOf: authority)
             }
             index = end
         }
-        result.unicodeScalars.append(contentsOf: scalars[index...])
+        result.unicodeScalars.append(contentsOf: text.unicodeScalars[index...])
         return result
     }
 }

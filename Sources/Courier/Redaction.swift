@@ -41,9 +41,20 @@ enum Redaction {
     /// `authentication` or `session` (`X-Session-Id`), and any name whose last word is `key`
     /// (`X-Auth-Key`). Case-insensitive. (`WWW-Authenticate`, a challenge, is not a credential.)
     static func isSensitive(headerName: String) -> Bool {
+        isSensitive(headerName, asHeader: true)
+    }
+
+    /// `true` when a JSON member, a form field or a multipart part with this name carries a
+    /// credential: the header rules (without the header-only words, such as `auth`) or the query
+    /// item rules.
+    static func isSensitive(fieldName: String) -> Bool {
+        isSensitive(fieldName, asHeader: false) || isSensitive(queryItemName: fieldName)
+    }
+
+    private static func isSensitive(_ headerName: String, asHeader: Bool) -> Bool {
         let name = headerName.lowercased()
         return sensitiveHeaderNames.contains(name) || sensitiveHeaderFragments.contains { name.contains($0) }
-            || endsInKey(name) || hasSensitiveWords(headerName, isHeader: true)
+            || endsInKey(name) || hasSensitiveWords(headerName, isHeader: asHeader)
             || registeredHeaderNames.withLock { $0.contains(name) }
     }
 
@@ -69,19 +80,29 @@ enum Redaction {
     static func register(secretValue value: String, pinned: Bool = false) {
         guard value.count >= 8 else { return }
         let limit = pinned ? pinnedSecretValueLimit : secretValueLimit
-        (pinned ? pinnedSecretValues : registeredSecretValues).withLock { values in
+        let insert = { (values: inout [String]) in
             values.removeAll { $0 == value }
             values.append(value)
             if values.count > limit { values.removeFirst(values.count - limit) }
+        }
+        if pinned {
+            pinnedSecretValues.withLock(insert)
+        } else {
+            registeredSecretValues.withLock(insert)
         }
     }
 
     /// Registers the value of a credential header as a pinned secret: the whole value, and the
     /// credential after its scheme (`Bearer abc…` → `abc…`), which a server is more likely to quote.
+    /// Only a value that looks like a credential, 12 characters or more without white space after
+    /// the scheme, is registered: a header whose name merely looks sensitive (`X-Auth-Mode:
+    /// standard`) must not hide an ordinary word from every text.
     static func register(credentialHeaderValue value: String) {
-        register(secretValue: value, pinned: true)
         let parts = value.split(separator: " ", maxSplits: 1)
-        if parts.count == 2 { register(secretValue: String(parts[1]).trimmingCharacters(in: .whitespaces), pinned: true) }
+        let credential = (parts.count == 2 ? String(parts[1]) : value).trimmingCharacters(in: .whitespaces)
+        guard credential.count >= 12, !credential.contains(where: \.isWhitespace) else { return }
+        register(secretValue: value, pinned: true)
+        register(secretValue: credential, pinned: true)
     }
 
     /// Every registered secret value, pinned and rotating.
@@ -106,45 +127,58 @@ enum Redaction {
 
     /// `json` with the values of credential-named members (at any depth) replaced by ``placeholder``,
     /// and every other string redacted as free text (see ``redact(stringValue:depth:)``): a URL
-    /// with a token in its query, JSON or a form kept inside a string.
+    /// with a token in its query, JSON or a form kept inside a string. `true`, `false` and `null`
+    /// are never hidden (they cannot be a secret, and `otp_enabled: true` says what happened).
     ///
-    /// Two shapes are read by meaning rather than by name: an error object (one with a
-    /// `message`, `desc`, `description`, `detail` or `error_description`) keeps its `code`,
-    /// which there is an error code, not an OAuth code; and a `{"name": "password", "value": …}`
+    /// Two shapes are read by meaning rather than by name: a `code` is shown when it is a number,
+    /// or in an error (an object with a `message`, `msg`, `desc`, `description`, `detail` or
+    /// `error_description`, or anything under an `error`, `errors` or `extensions` member), where
+    /// it is an error code rather than an OAuth code; and a `{"name": "password", "value": …}`
     /// pair hides its `value`.
     ///
     /// With `scrubbingStrings`, every string (member names included) that contains a registered
     /// secret value is replaced too, so that JSON escaping cannot hide it from ``scrub(_:)``.
     static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false, depth: Int = 0) -> JSON {
+        let secrets = scrubbingStrings ? allSecretValues : []
+        return redactMembers(json, secrets: secrets, inError: false, depth: depth)
+    }
+
+    private static func redactMembers(_ json: JSON, secrets: [String], inError: Bool, depth: Int) -> JSON {
         switch json {
-        case .string(let text) where scrubbingStrings && containsRegisteredSecret(text):
+        case .string(let text) where secrets.contains(where: { text.contains($0) }):
             return .string(placeholder)
         case .string(let text):
             return .string(redact(stringValue: text, depth: depth))
         case .object(let members):
-            let isErrorObject = errorMessageNames.contains { members[$0]?.string != nil }
-            let pairName = pairNameMembers.lazy.compactMap { members[$0]?.string }.first
-            let hidesPairValue = pairName.map { isSensitive(headerName: $0) || isSensitive(queryItemName: $0) } ?? false
+            let isError = inError || errorMessageNames.contains { members[$0]?.string != nil }
+            let lowercased = Dictionary(members.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            let pairName = pairNameMembers.lazy.compactMap { lowercased[$0]?.string }.first
+            let hidesPairValue = pairName.map { isSensitive(fieldName: $0) } ?? false
             var result: [String: JSON] = [:]
             for (key, value) in members {
-                var secret = isSensitive(headerName: key) || isSensitive(queryItemName: key)
-                if isErrorObject, key == "code" || key == "status" { secret = false }
-                if hidesPairValue, key == "value" { secret = true }
-                let name = scrubbingStrings && containsRegisteredSecret(key) ? placeholder : key
+                let lowerKey = key.lowercased()
+                var secret = isSensitive(fieldName: key)
+                if lowerKey == "code", isError || value.double != nil { secret = false }
+                if hidesPairValue, lowerKey == "value" { secret = true }
+                if value.bool != nil || value == .null { secret = false }
+                let name = secrets.contains(where: { key.contains($0) }) ? placeholder : key
                 result[name] = secret
-                    ? .string(placeholder) : redactMembers(value, scrubbingStrings: scrubbingStrings, depth: depth)
+                    ? .string(placeholder)
+                    : redactMembers(value, secrets: secrets, inError: isError || errorContainerNames.contains(lowerKey), depth: depth)
             }
             return .object(result)
         case .array(let items):
-            return .array(items.map { redactMembers($0, scrubbingStrings: scrubbingStrings, depth: depth) })
+            return .array(items.map { redactMembers($0, secrets: secrets, inError: inError, depth: depth) })
         default:
             return json
         }
     }
 
     /// Members that make an object an error's (whose `code` is then shown).
-    private static let errorMessageNames = ["message", "desc", "description", "detail", "error_description"]
-    /// Members that name the `value` beside them (`[{"name": "password", "value": "…"}]`).
+    private static let errorMessageNames = ["message", "msg", "desc", "description", "detail", "error_description"]
+    /// Members whose contents describe an error (GraphQL's `extensions` included).
+    private static let errorContainerNames: Set<String> = ["error", "errors", "extensions"]
+    /// Members that name the `value` beside them (`[{"name": "password", "value": "…"}]`), compared without case.
     private static let pairNameMembers = ["name", "key", "field", "param", "parameter"]
 
     /// `true` when a URL query item with this name carries a credential: `token`, `access_token`,
@@ -243,9 +277,18 @@ enum Redaction {
         let scalars = parameters.unicodeScalars
         var result = ""
         var start = scalars.startIndex
+        var hidingValue = false   // the last pair's value was redacted
         while true {
             let end = scalars[start...].firstIndex(where: { $0 == "&" || $0 == ";" }) ?? scalars.endIndex
-            result += redact(pair: scalars[start..<end])
+            let pair = scalars[start..<end]
+            if hidingValue, start > scalars.startIndex, scalars[scalars.index(before: start)] == ";", !pair.contains("=") {
+                // `api_key=abc;def`: a `;` with no pair after it is part of the hidden value.
+                result.unicodeScalars.removeLast()
+            } else {
+                let redacted = redact(pair: pair)
+                hidingValue = redacted.hasSuffix("=" + placeholder)
+                result += redacted
+            }
             guard end < scalars.endIndex else { return result }
             result.unicodeScalars.append(scalars[end])
             start = scalars.index(after: end)

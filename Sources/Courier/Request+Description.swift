@@ -47,7 +47,7 @@ extension RequestBody: CustomStringConvertible, CustomReflectable {
             text = "data(\(data.count) bytes, \(contentType))"
         case .form(let fields):
             let shown = fields.keys.sorted().map { name in
-                let secret = Redaction.isSensitive(queryItemName: name) || Redaction.isSensitive(headerName: name)
+                let secret = Redaction.isSensitive(fieldName: name)
                 return "\(name): " + (secret ? Redaction.placeholder : Redaction.redact(text: fields[name] ?? ""))
             }
             text = "form([" + shown.joined(separator: ", ") + "])"

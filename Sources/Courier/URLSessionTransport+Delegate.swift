@@ -116,6 +116,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         entry.transfer.totalBytesToSend = bodySize
         entry.resume = toFile ? partial : nil
         if !toFile { partial?.discard() }
+        // A retry's saved part is the body's file from the start: a caller who cancels before
+        // the head arrives must find it (see ``TaskHandle/cancelDiscardingBody()``).
+        if toFile, let partial, handle?.adopt(bodyFile: partial.fileURL) == false { partial.discard() }
         tasks.withLock { $0[taskIdentifier] = entry }
     }
 

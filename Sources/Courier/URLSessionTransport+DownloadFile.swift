@@ -80,6 +80,8 @@ extension URLSessionTransportDelegate {
             if let existing {
                 writer = existing
             } else {
+                // Cancelled for good: no file is made for the chunks still arriving.
+                if tasks.withLock({ $0[identifier]?.handle?.isDiscardingBody }) == true { return }
                 writer = try BodyFileWriter()
                 // Not kept (and deleted) once the task is gone, or once its caller cancelled it
                 // for good (``TaskHandle/cancelDiscardingBody()``).

@@ -286,6 +286,11 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
         if let file { try? FileManager.default.removeItem(at: file) }
     }
 
+    /// Whether ``cancelDiscardingBody()`` was called: no body file may be made any more.
+    var isDiscardingBody: Bool {
+        lock.withLock { discardsBody }
+    }
+
     /// Records the file the body is being written to, for ``cancelDiscardingBody()``; `false`
     /// when that cancellation came first, and the caller must delete the file itself.
     func adopt(bodyFile url: URL) -> Bool {

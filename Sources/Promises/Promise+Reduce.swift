@@ -15,7 +15,8 @@ extension Promise where Value: Sequence, Value.Element: Sendable {
     ///     .done { total in print("uploaded \(total) bytes") }
     /// ```
     ///
-    /// An empty sequence fulfils with `initialResult`. The steps are started one by one, not
+    /// The sequence is read whole when this promise fulfils (an endless sequence never
+    /// starts a step). An empty sequence fulfils with `initialResult`. The steps are started one by one, not
     /// chained up front, so a sequence of any length runs in constant stack and memory beyond
     /// the elements themselves. (To start them all at once, use ``thenMap(on:_:)-(DispatchQueue,_)``;
     /// a few at a time, ``when(fulfilled:concurrently:on:_:)-(_,_,DispatchQueue,_)``.)

@@ -96,6 +96,55 @@ final class ReduceTests: XCTestCase {
         XCTAssertEqual(calls.value, 1)
     }
 
+    func test_givenALaterStepBeingStarted_whenTheResultIsCancelledMeanwhile_thenThatStepIsCancelledAtOnce() {
+        // The second step's closure is still running when the result is cancelled: the promise it
+        // returns finds the result settled and must be cancelled, not left running.
+        let (late, lateResolver) = Promise<Int>.pending()
+        let lateCancelled = DispatchSemaphore(value: 0)
+        lateResolver.onCancel { lateCancelled.signal() }
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let folded = Promise.value([1, 2]).reduce(0) { partial, element -> Promise<Int> in
+            guard element == 2 else { return Promise.value(partial + element) }
+            entered.signal()
+            _ = proceed.wait(timeout: .now() + testTimeout)
+            return late
+        }
+        XCTAssertEqual(entered.wait(timeout: .now() + testTimeout), .success)
+        folded.cancel()
+        proceed.signal()
+        XCTAssertEqual(lateCancelled.wait(timeout: .now() + testTimeout), .success, "the step that started too late is cancelled")
+        XCTAssertEqual(settledError(folded) as? PromiseError, .cancelled)
+    }
+
+    func test_givenAStepThatFulfilled_whenTheResultIsCancelledBeforeTheNextStarts_thenNoFurtherStepStarts() {
+        let queue = makeSerialQueue("reduce-between")
+        let calls = Counter()
+        let (first, firstResolver) = Promise<Int>.pending()
+        let started = DispatchSemaphore(value: 0)
+        let folded = Promise.value([1, 2]).reduce(on: queue, 0) { _, element -> Promise<Int> in
+            calls.increment()
+            started.signal()
+            return element == 1 ? first : Promise.value(99)
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + testTimeout), .success)
+        drain(queue)
+        // Hold the queue, so that the second step cannot start before the cancellation.
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        queue.async {
+            held.signal()
+            _ = release.wait(timeout: .now() + testTimeout)
+        }
+        XCTAssertEqual(held.wait(timeout: .now() + testTimeout), .success)
+        firstResolver.fulfill(1)   // the second step is now queued behind the held block
+        folded.cancel()
+        release.signal()
+        drain(queue)
+        XCTAssertEqual(calls.value, 1, "no step starts after the cancellation")
+        XCTAssertEqual(settledError(folded) as? PromiseError, .cancelled)
+    }
+
     func test_givenAPendingUpstream_whenTheResultIsCancelled_thenTheCancellationReachesTheProducer() {
         let (upstream, resolver, hookRuns) = cancellableProducer([Int].self)
         let folded = upstream.reduce(0) { partial, element in Promise.value(partial + element) }

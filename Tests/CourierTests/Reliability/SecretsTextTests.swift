@@ -91,6 +91,36 @@ final class SecretsTextTests: XCTestCase {
         XCTAssertTrue(response.description.contains("https://files.example.com/a"), response.description)
     }
 
+    func test_givenARegisteredValueBeforeASensitiveParameter_whenRedacted_thenTheParameterAfterItIsStillHidden() {
+        let state = "st-" + UUID().uuidString
+        Redaction.register(secretValue: state)
+        let text = Redaction.redact(text: "GET https://h.example/cb?state=\(state)&client_secret=\(secret)")
+        XCTAssertFalse(text.contains(secret), text)
+        XCTAssertFalse(text.contains(state), text)
+    }
+
+    func test_givenSecretsInASentenceOrInJSONCutShort_whenRedactedAsText_thenTheyAreHidden() {
+        let texts = [
+            "login failed: user=bob password=\(secret) from 10.0.0.1",
+            #"upstream said: {"access_token":"\#(secret)","scope":"read"}"#,
+            #"{"user":"ada","password":"\#(secret)"#,
+            "api_key=\(secret);\(secret)&page=2",
+        ]
+        for text in texts {
+            let redacted = Redaction.redact(text: text)
+            XCTAssertFalse(redacted.contains(secret), "\(text) → \(redacted)")
+        }
+        XCTAssertEqual(Redaction.redact(text: "login failed: user=bob password=\(secret) from 10.0.0.1"),
+                       "login failed: user=bob password=<redacted> from 10.0.0.1")
+        XCTAssertEqual(Redaction.redact(text: "api_key=\(secret);\(secret)&page=2"), "api_key=<redacted>&page=2")
+    }
+
+    func test_givenAHugeErrorBody_whenDescribed_thenOnlyItsSizeIsShown() throws {
+        let body = "<html>" + String(repeating: "x", count: 70_000) + "</html>"
+        let error = try error(status: 502, body: body)
+        XCTAssertTrue(error.description.contains("<70013 bytes not shown>"), error.description)
+    }
+
     // MARK: JSON strings
 
     func test_givenJSONStringsHoldingALinkJSONOrAForm_whenPrinted_thenTheirSecretsAreRedacted() throws {
@@ -165,17 +195,38 @@ final class SecretsTextTests: XCTestCase {
     // MARK: Names
 
     func test_givenNamesThatAreCredentialsByTheirWords_whenChecked_thenTheyAreSensitiveAndLookalikesAreNot() {
-        let queryNames = ["privateKey", "accessKey", "client_assertion", "code_verifier", "oauth_verifier", "newPwd",
-                          "user_pass", "otp", "pin", "PHPSESSID", "JSESSIONID", "SAMLResponse", "appid", "auth_code",
-                          "authCode", "device_code", "passcode", "passphrase", "hmac"]
+        let queryNames = ["privateKey", "accessKey", "signingKey", "client_assertion", "code_verifier", "oauth_verifier",
+                          "newPwd", "pwd2", "user_pass", "otp", "OTPCode", "pin_code", "PHPSESSID", "JSESSIONID",
+                          "SAMLResponse", "auth_code", "authCode", "device_code", "passcode", "passphrase", "hmac"]
         let plainQueryNames = ["footprint", "compass", "passport", "monkey", "author", "auth_type", "oauth_provider",
-                               "country_code", "zip", "sort", "pinned", "keyboard"]
+                               "country_code", "error_code", "zip", "sort", "pinned", "keyboard", "publicKey", "sortKey",
+                               "LastEvaluatedKey", "otp_enabled", "passTypeIdentifier", "sid", "appid", "pin"]
         for name in queryNames { XCTAssertTrue(Redaction.isSensitive(queryItemName: name), name) }
         for name in plainQueryNames { XCTAssertFalse(Redaction.isSensitive(queryItemName: name), name) }
         let headerNames = ["X-ZUMO-AUTH", "Auth", "X-GitHub-OTP", "DPoP", "X-Signing-Key"]
         let plainHeaderNames = ["Author", "X-Footprint", "WWW-Authenticate", "Keep-Alive"]
         for name in headerNames { XCTAssertTrue(Redaction.isSensitive(headerName: name), name) }
         for name in plainHeaderNames { XCTAssertFalse(Redaction.isSensitive(headerName: name), name) }
+    }
+
+    func test_givenJSONMembersNamedLikeHeaderOnlyWordsOrHoldingFlags_whenPrinted_thenTheyAreShown() {
+        let body = #"{"auth_type":"oauth","authProvider":"google","otp_enabled":true,"password_set":false,"token":null}"#
+        let printed = CurlCommand.printable(Data(body.utf8), contentType: "application/json")
+        for shown in ["\"auth_type\":\"oauth\"", "\"authProvider\":\"google\"", "\"otp_enabled\":true", "\"token\":null"] {
+            XCTAssertTrue(printed.contains(shown), "\(shown) in \(printed)")
+        }
+    }
+
+    func test_givenErrorCodesInEnvelopesGraphQLExtensionsOrAsNumbers_whenPrinted_thenTheyAreShown() {
+        let bodies = [
+            (#"{"code":0,"msg":"ok"}"#, #""code":0"#),
+            (#"{"errors":[{"message":"Bad credentials","extensions":{"code":"UNAUTHENTICATED"}}]}"#, "UNAUTHENTICATED"),
+            (#"{"message":"Validation Failed","errors":[{"resource":"Issue","field":"title","code":"missing_field"}]}"#, "missing_field"),
+        ]
+        for (body, expected) in bodies {
+            let printed = CurlCommand.printable(Data(body.utf8), contentType: "application/json")
+            XCTAssertTrue(printed.contains(expected), "\(expected) in \(printed)")
+        }
     }
 
     // MARK: Registered values
@@ -190,6 +241,13 @@ final class SecretsTextTests: XCTestCase {
         let failed = try XCTUnwrap(networkError(settle(client.request(StubJSONEndpoint(path: "maps")))))
         XCTAssertEqual(failed.statusCode, 403)
         for text in texts(of: failed) { XCTAssertFalse(text.contains(key), text) }
+    }
+
+    func test_givenAHeaderThatOnlyLooksSensitive_whenAClientIsMade_thenItsOrdinaryValueIsNotScrubbedEverywhere() {
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.defaultHeaders["X-Auth-Mode"] = "standards"
+        _ = NetworkClient(configuration: configuration)
+        XCTAssertEqual(Redaction.scrub("the standards apply"), "the standards apply")
     }
 
     func test_givenAValueMarkedSensitive_whenManyTokensRotateAfterIt_thenItIsStillScrubbed() {
