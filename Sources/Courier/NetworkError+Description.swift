@@ -43,7 +43,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static let bodyLimit = 200
     /// The largest body a snippet is taken from (64 KiB).
-    private static let snippetSourceLimit = 65_536
+    static let snippetSourceLimit = 65_536
 
     /// `HTTP 404 Not Found`, or `HTTP 799` for a status without a reason phrase.
     private static func statusLine(_ status: Int) -> String {

@@ -20,11 +20,16 @@ extension Redaction {
 
     /// A JSON string member: when it holds a JSON object or array itself, that JSON redacted as
     /// a body is (and written back as compact text); otherwise ``redact(text:)``.
-    static func redact(stringValue text: String, depth: Int) -> String {
+    ///
+    /// - Parameters:
+    ///   - depth: How many JSON documents kept in strings enclose this one.
+    ///   - level: How deeply the string is nested in the text being redacted; JSON inside it is
+    ///     read only below ``maximumEmbeddingLevel``.
+    static func redact(stringValue text: String, depth: Int, level: Int = 0) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if depth < maximumEmbeddedDepth, trimmed.first == "{" || trimmed.first == "[",
+        if depth < maximumEmbeddedDepth, level < maximumEmbeddingLevel, trimmed.first == "{" || trimmed.first == "[",
            let embedded = try? JSON(data: Data(trimmed.utf8)) {
-            return redactMembers(embedded, scrubbingStrings: true, depth: depth + 1).description
+            return redactMembers(embedded, scrubbingStrings: true, depth: depth + 1, level: level).description
         }
         return redact(text: text)
     }
@@ -32,6 +37,11 @@ extension Redaction {
     /// How many levels of JSON kept inside JSON strings are read (each level is escaped once
     /// more, so real documents rarely nest more than one).
     static let maximumEmbeddedDepth = 3
+
+    /// JSON kept in a string is read only when the string is nested less deeply than this: the
+    /// document inside may nest up to ``JSON``'s own limit again, so the redaction walk recurses
+    /// at most this much more than one document allows (a hostile body cannot stack three).
+    static let maximumEmbeddingLevel = 16
 
     /// Each white-space-separated word of `text` that is a `name=value&…` run (a plausible field
     /// name before its first `=`) with its sensitive fields redacted; the rest as it is. Only
@@ -62,14 +72,16 @@ extension Redaction {
     }
 
     /// `"password": "…"` pairs outside a parsed document (a body cut short, JSON inside a log
-    /// line) with the value of every sensitive name replaced.
+    /// line) with the value of every sensitive name replaced; also their escaped form,
+    /// `\"password\":\"…\"`, as JSON kept in a string, or a Swift error's description, prints it.
     private static func redactQuotedPairs(in text: String) -> String {
         guard text.contains("\":") || text.contains("\" :") else { return text }
         let scalars = Array(text.unicodeScalars)
         var result = String.UnicodeScalarView()
         var index = 0
         while index < scalars.count {
-            guard scalars[index] == "\"", let pair = quotedPair(in: scalars, at: index) else {
+            let escaped = scalars[index] == "\\" && index + 1 < scalars.count && scalars[index + 1] == "\""
+            guard scalars[index] == "\"" || escaped, let pair = quotedPair(in: scalars, at: index, escaped: escaped) else {
                 result.append(scalars[index])
                 index += 1
                 continue
@@ -85,26 +97,55 @@ extension Redaction {
         return String(result)
     }
 
-    /// The `"name" : "value"` starting at the quote at `start`: the name's scalars, and where the
+    /// The `"name" : "value"` starting at the quote at `start` (with `escaped`, the
+    /// `\"name\" : \"value\"` starting at the backslash there): the name's scalars, and where the
     /// value's text starts and ends (inside its quotes); `nil` when none starts there. Names of
     /// more than 100 scalars or with escapes are not read.
     private static func quotedPair(
-        in scalars: [Unicode.Scalar], at start: Int
+        in scalars: [Unicode.Scalar], at start: Int, escaped: Bool
     ) -> (name: Range<Int>, valueStart: Int, valueEnd: Int)? {
-        var index = start + 1
-        while index < scalars.count, scalars[index] != "\"", scalars[index] != "\\", index - start <= 100 { index += 1 }
-        guard index < scalars.count, scalars[index] == "\"", index > start + 1 else { return nil }
-        let name = (start + 1)..<index
-        index += 1
+        let width = escaped ? 2 : 1   // the scalars of one quote: `"` or `\"`
+        /// Whether a quote of this kind starts at `index`.
+        func isQuote(_ index: Int) -> Bool {
+            guard index + width <= scalars.count else { return false }
+            return escaped ? scalars[index] == "\\" && scalars[index + 1] == "\"" : scalars[index] == "\""
+        }
+        let nameStart = start + width
+        var index = nameStart
+        while index < scalars.count, !isQuote(index), scalars[index] != "\"", scalars[index] != "\\", index - start <= 100 {
+            index += 1
+        }
+        guard isQuote(index), index > nameStart else { return nil }
+        let name = nameStart..<index
+        index += width
         while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
         guard index < scalars.count, scalars[index] == ":" else { return nil }
         index += 1
         while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
-        guard index < scalars.count, scalars[index] == "\"" else { return nil }
-        let valueStart = index + 1
+        guard isQuote(index) else { return nil }
+        let valueStart = index + width
         index = valueStart
-        while index < scalars.count, scalars[index] != "\"" {
-            index += scalars[index] == "\\" ? 2 : 1
+        if escaped {
+            // Undo the outer escaping pair by pair (`\"` is `"`, `\\` is `\`), and read the JSON
+            // string that gives: its own backslash escapes the next character, and an unescaped
+            // quote (written `\"`) ends it.
+            var escapesNext = false
+            while index < scalars.count {
+                let isPair = scalars[index] == "\\" && index + 1 < scalars.count
+                let decoded = isPair ? scalars[index + 1] : scalars[index]
+                if escapesNext {
+                    escapesNext = false
+                } else if isPair, decoded == "\"" {
+                    break
+                } else if isPair, decoded == "\\" {
+                    escapesNext = true
+                }
+                index += isPair ? 2 : 1
+            }
+        } else {
+            while index < scalars.count, scalars[index] != "\"" {
+                index += scalars[index] == "\\" ? 2 : 1
+            }
         }
         // An unclosed value (a body cut short) runs to the end.
         return (name, valueStart, min(index, scalars.count))

@@ -93,16 +93,43 @@ enum Redaction {
     }
 
     /// Registers the value of a credential header as a pinned secret: the whole value, and the
-    /// credential after its scheme (`Bearer abc…` → `abc…`), which a server is more likely to quote.
-    /// Only a value that looks like a credential, 12 characters or more without white space after
-    /// the scheme, is registered: a header whose name merely looks sensitive (`X-Auth-Mode:
-    /// standard`) must not hide an ordinary word from every text.
+    /// credentials inside it, which a server is more likely to quote: the part after an
+    /// authorization scheme (`Bearer abc…` → `abc…`), each cookie's value (`session=abc…; theme=dark`
+    /// → `abc…`), or else the value itself. Only a credential that looks like one, 12 characters
+    /// or more without white space, is registered (with the whole value): a header whose name
+    /// merely looks sensitive (`X-Auth-Mode: standard`) must not hide an ordinary word from every
+    /// text.
     static func register(credentialHeaderValue value: String) {
-        let parts = value.split(separator: " ", maxSplits: 1)
-        let credential = (parts.count == 2 ? String(parts[1]) : value).trimmingCharacters(in: .whitespaces)
-        guard credential.count >= 12, !credential.contains(where: \.isWhitespace) else { return }
+        let credentials = credentialParts(of: value).filter { $0.count >= 12 && !$0.contains(where: \.isWhitespace) }
+        guard !credentials.isEmpty else { return }
         register(secretValue: value, pinned: true)
-        register(secretValue: credential, pinned: true)
+        for credential in credentials.prefix(maximumCredentialParts) {
+            register(secretValue: credential, pinned: true)
+        }
+    }
+
+    /// At most this many credentials are registered from one header value (a cookie header with
+    /// many cookies must not push every other pinned value out).
+    static let maximumCredentialParts = 8
+
+    /// The credentials a header value carries: after a scheme word (`Bearer`, `Basic`, `DPoP`,
+    /// `AWS4-HMAC-SHA256`: letters, digits and `-` only), the rest; in a `name=value; …` list,
+    /// each value; otherwise the whole value.
+    private static func credentialParts(of value: String) -> [String] {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let words = trimmed.split(separator: " ", maxSplits: 1)
+        if words.count == 2, words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+            return [words[1].trimmingCharacters(in: .whitespaces)]
+        }
+        if trimmed.contains("=") {
+            let values = trimmed.split(separator: ";").compactMap { pair -> String? in
+                guard let equals = pair.firstIndex(of: "=") else { return nil }
+                return pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            }
+            // `abc=` (Base64 padding) is a value of its own, not a cookie list.
+            if values.contains(where: { !$0.isEmpty }) { return values + [trimmed] }
+        }
+        return [trimmed]
     }
 
     /// Every registered secret value, pinned and rotating.
@@ -130,25 +157,34 @@ enum Redaction {
     /// with a token in its query, JSON or a form kept inside a string. `true`, `false` and `null`
     /// are never hidden (they cannot be a secret, and `otp_enabled: true` says what happened).
     ///
-    /// Two shapes are read by meaning rather than by name: a `code` is shown when it is a number,
-    /// or in an error (an object with a `message`, `msg`, `desc`, `description`, `detail` or
-    /// `error_description`, or anything under an `error`, `errors` or `extensions` member), where
-    /// it is an error code rather than an OAuth code; and a `{"name": "password", "value": …}`
-    /// pair hides its `value`.
+    /// Two shapes are read by meaning rather than by name: a `code` is shown in an error (in an
+    /// object that has a `message`, `msg`, `desc`, `description`, `detail` or `error_description`
+    /// string, or that stands right under an `error`, `errors` or `extensions` member), where it is
+    /// an error code rather than an OAuth or one-time code; and a `{"name": "password", "value": …}`
+    /// pair hides its `value`. Nothing inherits the error reading from an enclosing object, so a
+    /// `code` nested in the `data` beside a `message` stays hidden.
     ///
     /// With `scrubbingStrings`, every string (member names included) that contains a registered
     /// secret value is replaced too, so that JSON escaping cannot hide it from ``scrub(_:)``.
-    static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false, depth: Int = 0) -> JSON {
+    ///
+    /// - Parameters:
+    ///   - depth: How many JSON documents kept in strings enclose `json` (see ``maximumEmbeddedDepth``).
+    ///   - level: How deeply `json` is nested in the text being redacted, strings' documents
+    ///     included: JSON kept in a string is read only near the top (``maximumEmbeddingLevel``),
+    ///     so the walk's recursion stays within one document's limit of nesting.
+    static func redactMembers(_ json: JSON, scrubbingStrings: Bool = false, depth: Int = 0, level: Int = 0) -> JSON {
         let secrets = scrubbingStrings ? allSecretValues : []
-        return redactMembers(json, secrets: secrets, inError: false, depth: depth)
+        return redactMembers(json, secrets: secrets, inError: false, depth: depth, level: level)
     }
 
-    private static func redactMembers(_ json: JSON, secrets: [String], inError: Bool, depth: Int) -> JSON {
+    /// `inError`: `json` stands right under an `error`, `errors` or `extensions` member (or is an
+    /// element of an array that does).
+    private static func redactMembers(_ json: JSON, secrets: [String], inError: Bool, depth: Int, level: Int) -> JSON {
         switch json {
         case .string(let text) where secrets.contains(where: { text.contains($0) }):
             return .string(placeholder)
         case .string(let text):
-            return .string(redact(stringValue: text, depth: depth))
+            return .string(redact(stringValue: text, depth: depth, level: level))
         case .object(let members):
             let isError = inError || errorMessageNames.contains { members[$0]?.string != nil }
             let lowercased = Dictionary(members.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -158,17 +194,19 @@ enum Redaction {
             for (key, value) in members {
                 let lowerKey = key.lowercased()
                 var secret = isSensitive(fieldName: key)
-                if lowerKey == "code", isError || value.double != nil { secret = false }
+                if lowerKey == "code", isError { secret = false }
                 if hidesPairValue, lowerKey == "value" { secret = true }
                 if value.bool != nil || value == .null { secret = false }
                 let name = secrets.contains(where: { key.contains($0) }) ? placeholder : key
                 result[name] = secret
                     ? .string(placeholder)
-                    : redactMembers(value, secrets: secrets, inError: isError || errorContainerNames.contains(lowerKey), depth: depth)
+                    : redactMembers(
+                        value, secrets: secrets, inError: errorContainerNames.contains(lowerKey), depth: depth,
+                        level: level + 1)
             }
             return .object(result)
         case .array(let items):
-            return .array(items.map { redactMembers($0, secrets: secrets, inError: inError, depth: depth) })
+            return .array(items.map { redactMembers($0, secrets: secrets, inError: inError, depth: depth, level: level + 1) })
         default:
             return json
         }

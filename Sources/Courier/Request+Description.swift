@@ -13,7 +13,7 @@ extension Request: CustomStringConvertible, CustomReflectable {
     /// credential headers, query items and form fields redacted, e.g.
     /// `Request<JSON>(GET me, query: [token=<redacted>&page=2], headers: [Authorization: <redacted>])`.
     public var description: String {
-        var parts = ["\(method.rawValue) \(path)"]
+        var parts = ["\(method.rawValue) \(Redaction.redact(text: path))"]
         if let baseURL { parts.append("baseURL: " + Redaction.redact(baseURL)) }
         if !query.isEmpty {
             var components = URLComponents()

@@ -75,12 +75,46 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
     /// shortened, so printing an error's metadata never leaks a secret the server echoed.
     public var description: String {
         var parts: [String] = []
-        if let status { parts.append("status: \"\(NetworkError.shorten(Redaction.redact(text: status)))\"") }
-        if let message { parts.append("message: \"\(NetworkError.shorten(Redaction.redact(text: message)))\"") }
+        if let status { parts.append("status: \"\(Self.describe(text: status))\"") }
+        if let message { parts.append("message: \"\(Self.describe(text: message))\"") }
         if let body {
-            parts.append("body: " + NetworkError.shorten(Redaction.redactMembers(body, scrubbingStrings: true).description))
+            parts.append("body: " + (Self.isLarge(body) ? Self.largeBody
+                : NetworkError.shorten(Redaction.redactMembers(body, scrubbingStrings: true).description)))
         }
         return Redaction.scrub("ServerMetadata(" + parts.joined(separator: ", ") + ")")
+    }
+
+    /// A status or message, redacted and cut; one over 64 KiB is not shown (redacting reads it
+    /// whole, and a few hundred characters of it are not worth that).
+    private static func describe(text: String) -> String {
+        text.utf8.count > NetworkError.snippetSourceLimit
+            ? "<\(text.utf8.count) bytes not shown>" : NetworkError.shorten(Redaction.redact(text: text))
+    }
+
+    /// What stands for a body of more than 64 KiB of text in descriptions and dumps.
+    private static let largeBody = "<large body not shown>"
+
+    /// Whether `json` holds more than 64 KiB of text (names, strings and a few bytes per other
+    /// value), found without reading further than that.
+    static func isLarge(_ json: JSON) -> Bool {
+        var budget = NetworkError.snippetSourceLimit
+        var pending = [json]
+        while let next = pending.popLast() {
+            switch next {
+            case .string(let text): budget -= text.utf8.count + 2
+            case .array(let items):
+                budget -= items.count + 2
+                pending.append(contentsOf: items)
+            case .object(let members):
+                for (key, value) in members {
+                    budget -= key.utf8.count + 4
+                    pending.append(value)
+                }
+            case .number, .bool, .null: budget -= 8
+            }
+            if budget < 0 { return true }
+        }
+        return false
     }
 
     /// The same as ``description``.
@@ -91,9 +125,10 @@ extension ServerMetadata: CustomReflectable {
     /// What `dump()` and the debugger's `po` show: the same redactions as ``description``.
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "status": status.map { Redaction.redact(text: $0) } as Any,
-            "message": message.map { Redaction.redact(text: $0) } as Any,
-            "body": body.map { Redaction.redactMembers($0, scrubbingStrings: true) } as Any,
+            "status": status.map(Self.describe(text:)) as Any,
+            "message": message.map(Self.describe(text:)) as Any,
+            "body": body.map { Self.isLarge($0) ? JSON.string(Self.largeBody) : Redaction.redactMembers($0, scrubbingStrings: true) }
+                as Any,
         ], displayStyle: .struct)
     }
 }

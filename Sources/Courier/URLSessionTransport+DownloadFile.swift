@@ -80,13 +80,19 @@ extension URLSessionTransportDelegate {
             if let existing {
                 writer = existing
             } else {
-                // Cancelled for good: no file is made for the chunks still arriving.
-                if tasks.withLock({ $0[identifier]?.handle?.isDiscardingBody }) == true { return }
-                writer = try BodyFileWriter()
-                // Not kept (and deleted) once the task is gone, or once its caller cancelled it
-                // for good (``TaskHandle/cancelDiscardingBody()``).
+                // Cancelled for good (``TaskHandle/cancelDiscardingBody()``): no file is made for
+                // the chunks still arriving. The handle makes the file under its lock, so that such
+                // a cancellation either deletes it or comes before it.
+                guard let entry = tasks.withLock({ $0[identifier] }) else { return }
+                if let handle = entry.handle {
+                    guard let made = try handle.makeBodyFile({ try BodyFileWriter() }) else { return }
+                    writer = made
+                } else {
+                    writer = try BodyFileWriter()
+                }
+                // Not kept (and deleted) once the task is gone.
                 let kept = tasks.withLock { tasks -> Bool in
-                    guard let entry = tasks[identifier], entry.handle?.adopt(bodyFile: writer.url) ?? true else { return false }
+                    guard tasks[identifier] != nil else { return false }
                     tasks[identifier]?.file = writer
                     return true
                 }

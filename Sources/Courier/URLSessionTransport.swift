@@ -291,6 +291,19 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
         lock.withLock { discardsBody }
     }
 
+    /// Makes the file a download's body is written to, and records it for
+    /// ``cancelDiscardingBody()``, under the lock that cancellation takes: the file is either made
+    /// before it (and deleted by it) or not at all, so none exists once the caller has heard of the
+    /// cancellation. `nil` when that cancellation came first.
+    func makeBodyFile(_ make: () throws -> BodyFileWriter) rethrows -> BodyFileWriter? {
+        try lock.withLock {
+            guard !discardsBody else { return nil }
+            let writer = try make()
+            bodyFile = writer.url
+            return writer
+        }
+    }
+
     /// Records the file the body is being written to, for ``cancelDiscardingBody()``; `false`
     /// when that cancellation came first, and the caller must delete the file itself.
     func adopt(bodyFile url: URL) -> Bool {

@@ -229,6 +229,68 @@ final class SecretsTextTests: XCTestCase {
         }
     }
 
+    func test_givenCodesOutsideAnError_whenPrinted_thenTheyStayHidden() {
+        let bodies = [
+            #"{"message":"ok","data":{"code":"\#(secret)"}}"#,       // beside a message, not in it
+            #"{"code":482913,"remember_device":true}"#,               // a one-time code is a number
+            #"{"otp":{"code":"\#(secret)"}}"#,
+            #"{"items":[{"code":"\#(secret)"}],"msg":"ok"}"#,
+        ]
+        for body in bodies {
+            let printed = CurlCommand.printable(Data(body.utf8), contentType: "application/json")
+            XCTAssertFalse(printed.contains(secret) || printed.contains("482913"), printed)
+            XCTAssertTrue(printed.contains("<redacted>"), printed)
+        }
+    }
+
+    func test_givenEscapedJSONInFreeText_whenRedacted_thenTheSecretValueIsHiddenWhateverItHolds() {
+        let texts = [
+            #"decoding failed: {\"password\":\"\#(secret)\",\"user\":\"ada\"}"#,
+            #"payload {\"client_secret\" : \"\#(secret)\"}"#,
+            // A quote and a backslash inside the value, escaped twice: the whole value goes.
+            #"{\"password\":\"ab\\\"cd\\\\\#(secret)\"}"#,
+        ]
+        for text in texts {
+            let redacted = Redaction.redact(text: text)
+            XCTAssertFalse(redacted.contains(secret), redacted)
+            XCTAssertFalse(redacted.contains("cd"), redacted)
+        }
+        XCTAssertTrue(Redaction.redact(text: texts[0]).contains(#"\"user\":\"ada\""#), "other pairs are kept")
+    }
+
+    func test_givenJSONKeptInStringsFarDown_whenRedacted_thenItFinishesAndTheSecretIsStillHidden() {
+        // A string that holds JSON, nested 90 levels down in a document that is itself kept in a
+        // string 90 levels down: read as text there (no document inside a deep one), still redacted.
+        func nest(_ inner: JSON, _ levels: Int) -> JSON {
+            (0..<levels).reduce(inner) { value, _ in .array([value]) }
+        }
+        let innermost = JSON.string(#"{"password":"\#(secret)"}"#)
+        let middle = JSON.string(nest(innermost, 90).description)
+        let body = nest(middle, 90)
+        let printed = Redaction.redactMembers(body, scrubbingStrings: true).description
+        XCTAssertFalse(printed.contains(secret), String(printed.suffix(200)))
+        XCTAssertTrue(printed.contains("<redacted>"))
+    }
+
+    func test_givenAMetadataBodyOver64KiB_whenDescribedOrDumped_thenItIsShownBySizeOnly() {
+        let long = String(repeating: "x", count: 70_000)
+        let metadata = ServerMetadata(status: "500", message: long, body: .object(["trace": .string(long)]))
+        var dumped = ""
+        dump(metadata, to: &dumped)
+        for text in [metadata.description, dumped] {
+            XCTAssertFalse(text.contains(String(repeating: "x", count: 300)), String(text.prefix(300)))
+            XCTAssertTrue(text.contains("not shown"), String(text.prefix(300)))
+        }
+        let small = ServerMetadata(status: "500", message: "boom", body: .object(["trace": .string("short")]))
+        XCTAssertTrue(small.description.contains("short"), small.description)
+    }
+
+    func test_givenARequestWhosePathCarriesAToken_whenDescribed_thenTheTokenIsRedacted() {
+        let request = Request<JSON>("reset?token=\(secret)&lang=en")
+        XCTAssertFalse(request.description.contains(secret), request.description)
+        XCTAssertTrue(request.description.contains("lang=en"), request.description)
+    }
+
     // MARK: Registered values
 
     func test_givenAnAPIKeyInTheDefaultHeaders_whenAServerMessageQuotesIt_thenItIsScrubbed() throws {
@@ -241,6 +303,15 @@ final class SecretsTextTests: XCTestCase {
         let failed = try XCTUnwrap(networkError(settle(client.request(StubJSONEndpoint(path: "maps")))))
         XCTAssertEqual(failed.statusCode, 403)
         for text in texts(of: failed) { XCTAssertFalse(text.contains(key), text) }
+    }
+
+    func test_givenACookieDefaultHeader_whenAClientIsMade_thenEachLongCookieValueIsScrubbedAndShortOnesAreNot() {
+        let session = "sess-" + UUID().uuidString
+        var configuration = NetworkClient.Configuration(baseURL: StubbingBuilder.defaultBaseURL)
+        configuration.defaultHeaders["Cookie"] = "session=\(session); theme=dark"
+        _ = NetworkClient(configuration: configuration)
+        XCTAssertEqual(Redaction.scrub("the server said \(session)"), "the server said <redacted>")
+        XCTAssertEqual(Redaction.scrub("theme=dark stays"), "theme=dark stays")
     }
 
     func test_givenAHeaderThatOnlyLooksSensitive_whenAClientIsMade_thenItsOrdinaryValueIsNotScrubbedEverywhere() {
