@@ -65,12 +65,12 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         var text = statusLine(status)
         if status != response.statusCode { text += " (answered \(response.statusCode))" }
         if let message = metadata?.message {
-            text += " — \"" + shorten(Redaction.redact(text: message)) + "\""
+            text += " — \"" + redactedSnippet(message) + "\""
         } else if let snippet = bodySnippet(response.body, json: metadata?.body) {
             text += " — body: " + snippet
         }
         if let status = metadata?.status {
-            text += " (status \"" + shorten(Redaction.redact(text: status)) + "\")"
+            text += " (status \"" + redactedSnippet(status) + "\")"
         }
         if let url = response.url { text += " " + Redaction.redact(url) }
         return text
@@ -92,6 +92,14 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         return oneLine.isEmpty ? nil : shorten(Redaction.redact(text: oneLine))
     }
 
+    /// A server's message or status for a description: redacted as free text, then cut to
+    /// ``bodyLimit`` characters; one over 64 KiB is shown by its size (redacting reads it whole,
+    /// and a few hundred characters of it are not worth that).
+    static func redactedSnippet(_ text: String) -> String {
+        let size = text.utf8.count
+        return size > snippetSourceLimit ? "<\(size) bytes not shown>" : shorten(Redaction.redact(text: text))
+    }
+
     /// Cuts `text` to ``bodyLimit`` characters, marking the cut with `…`.
     static func shorten(_ text: String) -> String {
         text.count <= bodyLimit ? text : String(text.prefix(bodyLimit)) + "…"
@@ -103,7 +111,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     static func describeOther(_ error: any Error) -> String {
         if let error = error as? NetworkError { return error.description }
         if error is URLError { return describeTransport(error) }
-        return shorten(Redaction.redact(text: String(describing: error)))
+        return redactedSnippet(String(describing: error))
     }
 
     private static func describeDecoding(_ error: any Error) -> String {
@@ -120,7 +128,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         case .valueNotFound(let type, let context):
             return "expected \(type) but found null at \(path(context))"
         case .dataCorrupted(let context):
-            return shorten(Redaction.redact(text: context.debugDescription)) + " at \(path(context))"
+            return redactedSnippet(context.debugDescription) + " at \(path(context))"
         @unknown default:
             return describeOther(error)
         }

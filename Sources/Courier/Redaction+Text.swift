@@ -74,57 +74,65 @@ extension Redaction {
     /// `"password": "…"` pairs outside a parsed document (a body cut short, JSON inside a log
     /// line) with the value of every sensitive name replaced; also their escaped form,
     /// `\"password\":\"…\"`, as JSON kept in a string, or a Swift error's description, prints it.
+    ///
+    /// One pass, linear in the text: the value of a pair with an ordinary name is read on as text
+    /// (pairs inside it are found too), and only a sensitive name's value is skipped to its end.
     private static func redactQuotedPairs(in text: String) -> String {
         guard text.contains("\":") || text.contains("\" :") else { return text }
         let scalars = Array(text.unicodeScalars)
-        var result = String.UnicodeScalarView()
+        var result: [Unicode.Scalar] = []
+        result.reserveCapacity(scalars.count)
         var index = 0
         while index < scalars.count {
             let escaped = scalars[index] == "\\" && index + 1 < scalars.count && scalars[index + 1] == "\""
-            guard scalars[index] == "\"" || escaped, let pair = quotedPair(in: scalars, at: index, escaped: escaped) else {
+            guard scalars[index] == "\"" || escaped, let pair = quotedPair(in: scalars, at: index, escaped: escaped),
+                  isSensitive(fieldName: String(String.UnicodeScalarView(scalars[pair.name])))
+            else {
                 result.append(scalars[index])
                 index += 1
                 continue
             }
             result.append(contentsOf: scalars[index..<pair.valueStart])
-            if isSensitive(fieldName: String(String.UnicodeScalarView(scalars[pair.name]))) {
-                result.append(contentsOf: placeholder.unicodeScalars)
-            } else {
-                result.append(contentsOf: scalars[pair.valueStart..<pair.valueEnd])
-            }
-            index = pair.valueEnd
+            result.append(contentsOf: placeholder.unicodeScalars)
+            index = valueEnd(in: scalars, from: pair.valueStart, escaped: escaped)
         }
-        return String(result)
+        return String(String.UnicodeScalarView(result))
     }
 
-    /// The `"name" : "value"` starting at the quote at `start` (with `escaped`, the
-    /// `\"name\" : \"value\"` starting at the backslash there): the name's scalars, and where the
-    /// value's text starts and ends (inside its quotes); `nil` when none starts there. Names of
-    /// more than 100 scalars or with escapes are not read.
+    /// The `"name" : "` starting at the quote at `start` (with `escaped`, the `\"name\" : \"`
+    /// starting at the backslash there): the name's scalars, and where the value's text starts;
+    /// `nil` when none starts there. Names of more than 100 scalars or with escapes are not read.
     private static func quotedPair(
         in scalars: [Unicode.Scalar], at start: Int, escaped: Bool
-    ) -> (name: Range<Int>, valueStart: Int, valueEnd: Int)? {
+    ) -> (name: Range<Int>, valueStart: Int)? {
         let width = escaped ? 2 : 1   // the scalars of one quote: `"` or `\"`
-        /// Whether a quote of this kind starts at `index`.
-        func isQuote(_ index: Int) -> Bool {
-            guard index + width <= scalars.count else { return false }
-            return escaped ? scalars[index] == "\\" && scalars[index + 1] == "\"" : scalars[index] == "\""
-        }
         let nameStart = start + width
         var index = nameStart
-        while index < scalars.count, !isQuote(index), scalars[index] != "\"", scalars[index] != "\\", index - start <= 100 {
+        while index < scalars.count, !isQuote(in: scalars, at: index, escaped: escaped), scalars[index] != "\"",
+              scalars[index] != "\\", index - start <= 100 {
             index += 1
         }
-        guard isQuote(index), index > nameStart else { return nil }
+        guard isQuote(in: scalars, at: index, escaped: escaped), index > nameStart else { return nil }
         let name = nameStart..<index
         index += width
         while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
         guard index < scalars.count, scalars[index] == ":" else { return nil }
         index += 1
         while index < scalars.count, scalars[index].properties.isWhitespace { index += 1 }
-        guard isQuote(index) else { return nil }
-        let valueStart = index + width
-        index = valueStart
+        guard isQuote(in: scalars, at: index, escaped: escaped) else { return nil }
+        return (name, index + width)
+    }
+
+    /// Whether a quote starts at `index`: `"`, or with `escaped` `\"`.
+    private static func isQuote(in scalars: [Unicode.Scalar], at index: Int, escaped: Bool) -> Bool {
+        guard index + (escaped ? 2 : 1) <= scalars.count else { return false }
+        return escaped ? scalars[index] == "\\" && scalars[index + 1] == "\"" : scalars[index] == "\""
+    }
+
+    /// Where a quoted value that starts at `start` ends: at its closing quote (which is not part
+    /// of it), or at the end of the text when it is never closed (a body cut short).
+    private static func valueEnd(in scalars: [Unicode.Scalar], from start: Int, escaped: Bool) -> Int {
+        var index = start
         if escaped {
             // Undo the outer escaping pair by pair (`\"` is `"`, `\\` is `\`), and read the JSON
             // string that gives: its own backslash escapes the next character, and an unescaped
@@ -147,8 +155,7 @@ extension Redaction {
                 index += scalars[index] == "\\" ? 2 : 1
             }
         }
-        // An unclosed value (a body cut short) runs to the end.
-        return (name, valueStart, min(index, scalars.count))
+        return min(index, scalars.count)
     }
 
     /// `text` with the `user:password@` (or `user@`) of every `scheme://` URL in it removed, as
@@ -164,16 +171,16 @@ extension Redaction {
         while let separator = text.range(of: "://", range: index..<text.endIndex) {
             let start = separator.upperBound
             let end = text.unicodeScalars[start...].firstIndex(where: endsAuthority) ?? text.endIndex
-            result.unicodeScalars.append(contentsOf: text.unicodeScalars[index..<start])
+            result += Substring(text.unicodeScalars[index..<start])
             let authority = text.unicodeScalars[start..<end]
             if let at = authority.lastIndex(of: "@") {
-                result.unicodeScalars.append(contentsOf: text.unicodeScalars[text.unicodeScalars.index(after: at)..<end])
+                result += Substring(text.unicodeScalars[text.unicodeScalars.index(after: at)..<end])
             } else {
-                result.unicodeScalars.append(contentsOf: authority)
+                result += Substring(authority)
             }
             index = end
         }
-        result.unicodeScalars.append(contentsOf: text.unicodeScalars[index...])
+        result += Substring(text.unicodeScalars[index...])
         return result
     }
 }

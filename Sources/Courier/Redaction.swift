@@ -114,12 +114,17 @@ enum Redaction {
 
     /// The credentials a header value carries: after a scheme word (`Bearer`, `Basic`, `DPoP`,
     /// `AWS4-HMAC-SHA256`: letters, digits and `-` only), the rest; in a `name=value; …` list,
-    /// each value; otherwise the whole value.
+    /// each value; after any other first word, the rest; otherwise the whole value.
     private static func credentialParts(of value: String) -> [String] {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         let words = trimmed.split(separator: " ", maxSplits: 1)
-        if words.count == 2, words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
-            return [words[1].trimmingCharacters(in: .whitespaces)]
+        if words.count == 2 {
+            // After the first word, whatever it is (`Bearer`, `Bearer_v2`, `Token:`); a cookie list
+            // also splits at a space, but its second cookie's value is then too short or is
+            // found again below.
+            let rest = words[1].trimmingCharacters(in: .whitespaces)
+            if words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { return [rest] }
+            if !trimmed.contains("=") { return [rest] }
         }
         if trimmed.contains("=") {
             let values = trimmed.split(separator: ";").compactMap { pair -> String? in
@@ -280,12 +285,12 @@ enum Redaction {
         while let mark = scalars[index...].firstIndex(where: isMark) {
             let start = scalars.index(after: mark)
             let end = scalars[start...].firstIndex(where: endsRun) ?? scalars.endIndex
-            result.unicodeScalars.append(contentsOf: scalars[index...mark])
+            result += Substring(scalars[index...mark])
             let run = Substring(scalars[start..<end])
             result += run.unicodeScalars.contains("=") ? redact(parameters: run) : String(run)
             index = end
         }
-        result.unicodeScalars.append(contentsOf: scalars[index...])
+        result += Substring(scalars[index...])
         return result
     }
 

@@ -75,20 +75,13 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
     /// shortened, so printing an error's metadata never leaks a secret the server echoed.
     public var description: String {
         var parts: [String] = []
-        if let status { parts.append("status: \"\(Self.describe(text: status))\"") }
-        if let message { parts.append("message: \"\(Self.describe(text: message))\"") }
+        if let status { parts.append("status: \"\(NetworkError.redactedSnippet(status))\"") }
+        if let message { parts.append("message: \"\(NetworkError.redactedSnippet(message))\"") }
         if let body {
             parts.append("body: " + (Self.isLarge(body) ? Self.largeBody
                 : NetworkError.shorten(Redaction.redactMembers(body, scrubbingStrings: true).description)))
         }
         return Redaction.scrub("ServerMetadata(" + parts.joined(separator: ", ") + ")")
-    }
-
-    /// A status or message, redacted and cut; one over 64 KiB is not shown (redacting reads it
-    /// whole, and a few hundred characters of it are not worth that).
-    private static func describe(text: String) -> String {
-        text.utf8.count > NetworkError.snippetSourceLimit
-            ? "<\(text.utf8.count) bytes not shown>" : NetworkError.shorten(Redaction.redact(text: text))
     }
 
     /// What stands for a body of more than 64 KiB of text in descriptions and dumps.
@@ -125,8 +118,8 @@ extension ServerMetadata: CustomReflectable {
     /// What `dump()` and the debugger's `po` show: the same redactions as ``description``.
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "status": status.map(Self.describe(text:)) as Any,
-            "message": message.map(Self.describe(text:)) as Any,
+            "status": status.map(NetworkError.redactedSnippet) as Any,
+            "message": message.map(NetworkError.redactedSnippet) as Any,
             "body": body.map { Self.isLarge($0) ? JSON.string(Self.largeBody) : Redaction.redactMembers($0, scrubbingStrings: true) }
                 as Any,
         ], displayStyle: .struct)

@@ -286,11 +286,6 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
         if let file { try? FileManager.default.removeItem(at: file) }
     }
 
-    /// Whether ``cancelDiscardingBody()`` was called: no body file may be made any more.
-    var isDiscardingBody: Bool {
-        lock.withLock { discardsBody }
-    }
-
     /// Makes the file a download's body is written to, and records it for
     /// ``cancelDiscardingBody()``, under the lock that cancellation takes: the file is either made
     /// before it (and deleted by it) or not at all, so none exists once the caller has heard of the

@@ -270,6 +270,23 @@ final class SecretsTextTests: XCTestCase {
         let printed = Redaction.redactMembers(body, scrubbingStrings: true).description
         XCTAssertFalse(printed.contains(secret), String(printed.suffix(200)))
         XCTAssertTrue(printed.contains("<redacted>"))
+        // Near the top, JSON in a string is read as a document (and written back compact); from
+        // 16 levels down it is left as text, white space included.
+        let spaced = JSON.string(#"{"a": 1}"#)
+        XCTAssertEqual(Redaction.redactMembers(nest(spaced, 3)).description, nest(.string(#"{"a":1}"#), 3).description)
+        XCTAssertEqual(Redaction.redactMembers(nest(spaced, 20)).description, nest(spaced, 20).description)
+    }
+
+    func test_givenAnUnclosedOrdinaryPairBeforeASecretOne_whenRedacted_thenTheSecretIsStillHidden() {
+        let texts = [
+            #"ValidationError(input: "{\"id\":\"12", fields: ["password": "\#(secret)"])"#,
+            #"["say \"a\":\"b", {"access_token":"\#(secret)"}]"#,
+            #"{"msg":"bad {\"password\":\"\#(secret)\"}"}"#,
+        ]
+        for text in texts {
+            let redacted = Redaction.redact(text: text)
+            XCTAssertFalse(redacted.contains(secret), redacted)
+        }
     }
 
     func test_givenAMetadataBodyOver64KiB_whenDescribedOrDumped_thenItIsShownBySizeOnly() {
