@@ -321,19 +321,22 @@ enum Redaction {
         var result = ""
         var start = scalars.startIndex
         var hidingValue = false   // the last pair's value was redacted
+        var separator: Unicode.Scalar?   // the one before the current pair, written with it
         while true {
             let end = scalars[start...].firstIndex(where: { $0 == "&" || $0 == ";" }) ?? scalars.endIndex
             let pair = scalars[start..<end]
-            if hidingValue, start > scalars.startIndex, scalars[scalars.index(before: start)] == ";", !pair.contains("=") {
-                // `api_key=abc;def`: a `;` with no pair after it is part of the hidden value.
-                result.unicodeScalars.removeLast()
+            if hidingValue, separator == ";", !pair.contains("=") {
+                // `api_key=abc;def`: a `;` with no pair after it is part of the hidden value, and
+                // goes with it. (Decided before the `;` is written: taking a scalar back off a
+                // `String` copies it whole.)
             } else {
+                if let separator { result.unicodeScalars.append(separator) }
                 let redacted = redact(pair: pair)
                 hidingValue = redacted.hasSuffix("=" + placeholder)
                 result += redacted
             }
             guard end < scalars.endIndex else { return result }
-            result.unicodeScalars.append(scalars[end])
+            separator = scalars[end]
             start = scalars.index(after: end)
         }
     }

@@ -289,6 +289,14 @@ final class SecretsTextTests: XCTestCase {
         }
     }
 
+    func test_givenASemicolonInsideAHiddenValue_whenParametersAreRedacted_thenTheRestOfTheValueGoesWithIt() {
+        XCTAssertEqual(Redaction.redact(parameters: "api_key=abc;def&x=1;y"), "api_key=<redacted>&x=1;y")
+        XCTAssertEqual(Redaction.redact(parameters: "api_key=abc;def;ghi"), "api_key=<redacted>")
+        XCTAssertEqual(Redaction.redact(parameters: "api_key=abc;"), "api_key=<redacted>")
+        XCTAssertEqual(Redaction.redact(parameters: "a=1;"), "a=1;")
+        XCTAssertEqual(Redaction.redact(parameters: "a=1;b;c=2"), "a=1;b;c=2")
+    }
+
     func test_givenAMetadataBodyOver64KiB_whenDescribedOrDumped_thenItIsShownBySizeOnly() {
         let long = String(repeating: "x", count: 70_000)
         let metadata = ServerMetadata(status: "500", message: long, body: .object(["trace": .string(long)]))
