@@ -108,10 +108,8 @@ extension Redaction {
         let width = escaped ? 2 : 1   // the scalars of one quote: `"` or `\"`
         let nameStart = start + width
         var index = nameStart
-        while index < scalars.count, !isQuote(in: scalars, at: index, escaped: escaped), scalars[index] != "\"",
-              scalars[index] != "\\", index - start <= 100 {
-            index += 1
-        }
+        // A name holds no quote and no backslash, so it ends where either kind of quote starts.
+        while index < scalars.count, scalars[index] != "\"", scalars[index] != "\\", index - start <= 100 { index += 1 }
         guard isQuote(in: scalars, at: index, escaped: escaped), index > nameStart else { return nil }
         let name = nameStart..<index
         index += width

@@ -118,13 +118,10 @@ enum Redaction {
     private static func credentialParts(of value: String) -> [String] {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         let words = trimmed.split(separator: " ", maxSplits: 1)
-        if words.count == 2 {
-            // After the first word, whatever it is (`Bearer`, `Bearer_v2`, `Token:`); a cookie list
-            // also splits at a space, but its second cookie's value is then too short or is
-            // found again below.
-            let rest = words[1].trimmingCharacters(in: .whitespaces)
-            if words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { return [rest] }
-            if !trimmed.contains("=") { return [rest] }
+        // After a scheme word (`Bearer`, `DPoP`), or after any first word when the value is no
+        // `name=value` list (`Bearer_v2 abc…`, `Token: abc…`).
+        if words.count == 2, words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) || !trimmed.contains("=") {
+            return [words[1].trimmingCharacters(in: .whitespaces)]
         }
         if trimmed.contains("=") {
             let values = trimmed.split(separator: ";").compactMap { pair -> String? in

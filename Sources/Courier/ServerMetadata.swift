@@ -89,7 +89,7 @@ extension ServerMetadata: CustomStringConvertible, CustomDebugStringConvertible 
 
     /// Whether `json` holds more than 64 KiB of text (names, strings and a few bytes per other
     /// value), found without reading further than that.
-    static func isLarge(_ json: JSON) -> Bool {
+    private static func isLarge(_ json: JSON) -> Bool {
         var budget = NetworkError.snippetSourceLimit
         var pending = [json]
         while let next = pending.popLast() {

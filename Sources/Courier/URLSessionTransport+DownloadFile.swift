@@ -85,7 +85,7 @@ extension URLSessionTransportDelegate {
                 // a cancellation either deletes it or comes before it.
                 guard let entry = tasks.withLock({ $0[identifier] }) else { return }
                 if let handle = entry.handle {
-                    guard let made = try handle.makeBodyFile({ try BodyFileWriter() }) else { return }
+                    guard let made = try handle.makeBodyFile() else { return }
                     writer = made
                 } else {
                     writer = try BodyFileWriter()

@@ -290,10 +290,10 @@ final class TaskHandle: TransportTask, @unchecked Sendable {
     /// ``cancelDiscardingBody()``, under the lock that cancellation takes: the file is either made
     /// before it (and deleted by it) or not at all, so none exists once the caller has heard of the
     /// cancellation. `nil` when that cancellation came first.
-    func makeBodyFile(_ make: () throws -> BodyFileWriter) rethrows -> BodyFileWriter? {
+    func makeBodyFile() throws -> BodyFileWriter? {
         try lock.withLock {
             guard !discardsBody else { return nil }
-            let writer = try make()
+            let writer = try BodyFileWriter()
             bodyFile = writer.url
             return writer
         }
